@@ -1,0 +1,46 @@
+# btfinline developer targets. "make test" is the one test command: it
+# installs what the tests compare against (scripts/setup) and runs them.
+GO        ?= go
+SHARED    ?= $(CURDIR)/../shared
+export BTFI_SHARED := $(SHARED)
+FUZZTIME  ?= 30s
+BIN       := bin/btfinline
+
+.PHONY: all build test vet fixtures fuzz bench check-kernel e2e clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/btfinline
+
+test:
+	@eval "$$(scripts/setup)" && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+	@command -v staticcheck >/dev/null && staticcheck ./... || echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"
+
+# Rebuild the checked-in objects from the C sources in testdata/. Each
+# testdata/<concern>/Makefile owns its own fixtures.
+fixtures:
+	@for d in testdata/*/; do \
+	  if [ -f $$d/Makefile ]; then eval "$$(scripts/setup)" && $(MAKE) -C $$d || exit 1; fi; \
+	done
+
+# Run every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m).
+fuzz:
+	@scripts/fuzz-all $(FUZZTIME)
+
+# Benchmarks on the checked-in data; with the real kernel: make bench KERNEL=1.
+bench:
+	@eval "$$(scripts/setup)" && \
+	if [ -n "$(KERNEL)" ]; then export BTFI_KERNEL_DATA=$$($(SHARED)/tools/kernel-data); fi && \
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Whole-kernel checks against the Debian 6.1 vmlinux and modules (slow).
+check-kernel:
+	@eval "$$(scripts/setup)" && export BTFI_KERNEL_DATA=$$($(SHARED)/tools/kernel-data) && \
+	$(GO) test -count=1 -timeout 60m -run 'Kernel' ./...
+
+clean:
+	rm -rf bin

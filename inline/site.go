@@ -1,0 +1,83 @@
+// Package inline owns the site model shared by every part of btfinline that
+// talks about inline sites, and the DWARF reader that finds them: every
+// DW_TAG_inlined_subroutine of a vmlinux or kernel module, the inlined
+// function behind it, the address a probe should use, and where each
+// parameter's value is at that address, classified into the LOC_PARAM
+// taxonomy of ../shared/spec/btf-inline.md section 3.1.
+//
+// The same Site values come out of DWARF (this package) and out of
+// .BTF.inline (package locsec), so "sites --dwarf" and "sites" print
+// through one formatter and their outputs can be diffed.
+package inline
+
+// LocKind classifies where a parameter's value is at a site.
+type LocKind uint8
+
+const (
+	// LocUnavailable: no location at the site, or one the format cannot
+	// express (Location.Reason says which).
+	LocUnavailable LocKind = iota
+	// LocReg: the value is in register Reg.
+	LocReg
+	// LocRegPair: the value is split over Reg (low part) and Reg2.
+	LocRegPair
+	// LocRegOffset: the value is the address Reg + Offset (no load).
+	LocRegOffset
+	// LocMem: the value is in memory at Reg + Offset; Reg may be FBReg.
+	LocMem
+	// LocConst: the value is the constant Value.
+	LocConst
+	// LocAddr: the value is the link-time address Value (of a global).
+	LocAddr
+)
+
+// FBReg is the register number that stands for the DWARF frame base
+// (DW_OP_fbreg); it equals btf.LocFBReg.
+const FBReg = 0xffffffff
+
+// Location says where one parameter's value is at one site. Register
+// numbers are DWARF register numbers of the object's architecture.
+type Location struct {
+	Kind   LocKind
+	Reg    uint32
+	Reg2   uint32
+	Offset int64
+	Value  uint64
+	Size   uint8 // bytes of the value, 1..16; 0 when unknown
+	Signed bool  // constant or offset is signed
+	Reason string // for LocUnavailable: why (empty = no location at all)
+}
+
+// Param is one formal parameter of an inlined function.
+type Param struct {
+	Name string
+	Type string // C spelling, as bpftool's and pfunct's output shows it
+}
+
+// Func is an inlined function, shared by all of its sites.
+type Func struct {
+	Name     string
+	DeclFile string
+	DeclLine int
+	Return   string
+	Params   []Param
+	Variadic bool
+}
+
+// Site is one inline expansion of Func.
+type Site struct {
+	Func *Func
+	// Addr is the address a probe should use: the link-time address for
+	// linked objects, the section's sh_addr plus SectionOff for ET_REL.
+	Addr       uint64
+	AddrSource string // "entry_pc", "low_pc" or "ranges"
+	Ranges     [][2]uint64
+	Section    string // ELF section holding Addr, e.g. ".text"
+	SectionOff uint64 // Addr minus the section's start
+	Caller     string // out-of-line function containing Addr (symbol table)
+	CallerOff  uint64
+	Depth      int // 1 = inlined directly into Caller
+	CallFile   string
+	CallLine   int
+	Params     []Location // one per Func.Params (plus varargs slot if any)
+}

@@ -1,0 +1,59 @@
+// Package testutil finds the external reference tools and data that the
+// tests compare against. "make test" provides them (scripts/setup); a plain
+// "go test" outside CI skips the comparisons it cannot make, and inside CI
+// (CI=true) a missing tool is a failure, so that a comparison can never pass
+// by not running.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// RefTool returns the path of a reference tool from
+// ../shared/tools/reftools (readelf, objdump, as, ld, nm, bpftool, pahole),
+// found through $BTFI_REFTOOLS.
+func RefTool(t testing.TB, name string) string {
+	t.Helper()
+	if dir := os.Getenv("BTFI_REFTOOLS"); dir != "" {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	missing(t, "reference tool "+name+" ($BTFI_REFTOOLS unset or lacks it; run make test)")
+	return ""
+}
+
+// SystemTool returns the path of a tool installed from Debian's packages
+// (llvm-dwarfdump, gdb, aarch64-linux-gnu-gcc, ...).
+func SystemTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, "system tool "+name+" (scripts/setup installs it)")
+	}
+	return p
+}
+
+// KernelData returns the folder of ../shared/tools/kernel-data (the Debian
+// 6.1 vmlinux and modules), from $BTFI_KERNEL_DATA. Only the check-kernel
+// and bench targets set it.
+func KernelData(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("BTFI_KERNEL_DATA")
+	if dir == "" {
+		t.Skip("BTFI_KERNEL_DATA unset (make check-kernel sets it)")
+	}
+	return dir
+}
+
+func missing(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("missing %s", what)
+	}
+	t.Skipf("missing %s", what)
+}
