@@ -43,8 +43,8 @@ type Location struct {
 	Reg2   uint32
 	Offset int64
 	Value  uint64
-	Size   uint8 // bytes of the value, 1..16; 0 when unknown
-	Signed bool  // constant or offset is signed
+	Size   uint8  // bytes of the value, 1..16; 0 when unknown
+	Signed bool   // constant or offset is signed
 	Reason string // for LocUnavailable: why (empty = no location at all)
 }
 
