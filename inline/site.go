@@ -10,6 +10,8 @@
 // through one formatter and their outputs can be diffed.
 package inline
 
+import "debug/dwarf"
+
 // LocKind classifies where a parameter's value is at a site.
 type LocKind uint8
 
@@ -50,8 +52,10 @@ type Location struct {
 
 // Param is one formal parameter of an inlined function.
 type Param struct {
-	Name string
-	Type string // C spelling, as bpftool's and pfunct's output shows it
+	Name    string
+	Type    string       // C spelling, as bpftool's and pfunct's output shows it
+	TypeOff dwarf.Offset // DWARF type DIE (0 when the site came from BTF)
+	TypeID  uint32       // BTF type id (0 when the site came from DWARF)
 }
 
 // Func is an inlined function, shared by all of its sites.
@@ -60,6 +64,11 @@ type Func struct {
 	DeclFile string
 	DeclLine int
 	Return   string
+	// RetTypeOff / RetTypeID locate the return type in DWARF or BTF.
+	RetTypeOff dwarf.Offset
+	RetTypeID  uint32
+	// FuncID is the BTF FUNC id when the site came from BTF.
+	FuncID   uint32
 	Params   []Param
 	Variadic bool
 }

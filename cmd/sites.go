@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"github.com/btfinline/btfinline/inline"
+	"github.com/spf13/cobra"
+)
+
+// sitesOptions holds the flags of "btfinline sites"; the DWARF path
+// (sites_dwarf.go) and the BTF path (sites_btf.go) read the same options so
+// that their outputs can be diffed.
+type sitesOptions struct {
+	dwarf     bool
+	file      string
+	bases     []string
+	funcRE    string
+	callerRE  string
+	module    string
+	running   bool
+	traceable bool
+	json      bool
+	stats     bool
+	workers   int
+}
+
+var sitesOpts sitesOptions
+
+var sitesCmd = &cobra.Command{
+	Use:   "sites [FILE | --running] [-B BASE]... [--func RE] [--caller RE]",
+	Short: "list inline sites with their parameter locations",
+	Long: `List every inline site: address, caller+offset, ELF section, and the inlined
+function with each parameter's type, name and location at the site.
+
+With --dwarf the sites are read from FILE's DWARF; otherwise from its
+.BTF.inline (an ELF section or a detached file, with -B for the base chain),
+or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.`,
+	Args: cobra.MaximumNArgs(1),
+	RunE: func(c *cobra.Command, args []string) error {
+		o := &sitesOpts
+		if len(args) == 1 {
+			o.file = args[0]
+		}
+		var (
+			sites []inline.Site
+			err   error
+		)
+		if o.dwarf {
+			sites, err = dwarfSites(c, o)
+		} else {
+			sites, err = btfSites(c, o)
+		}
+		if err != nil {
+			return err
+		}
+		return printSites(c, o, sites)
+	},
+}
+
+func init() {
+	f := sitesCmd.Flags()
+	f.BoolVar(&sitesOpts.dwarf, "dwarf", false, "read sites from DWARF instead of BTF")
+	f.StringArrayVarP(&sitesOpts.bases, "base", "B", nil, "base BTF (repeat for multi-split: vmlinux first)")
+	f.StringVar(&sitesOpts.funcRE, "func", "", "only sites of inlined functions matching this regexp")
+	f.StringVar(&sitesOpts.callerRE, "caller", "", "only sites inside callers matching this regexp")
+	f.StringVar(&sitesOpts.module, "module", "", "with --running: only this module (vmlinux for the kernel)")
+	f.BoolVar(&sitesOpts.running, "running", false, "read the running kernel's BTF and addresses")
+	f.BoolVar(&sitesOpts.traceable, "traceable", false, "drop sites a kprobe cannot be placed at")
+	f.BoolVarP(&sitesOpts.json, "json", "j", false, "JSON output")
+	f.BoolVar(&sitesOpts.stats, "stats", false, "print statistics instead of sites")
+	f.IntVar(&sitesOpts.workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	addCommand(sitesCmd)
+}
