@@ -20,11 +20,11 @@ vet:
 	$(GO) vet ./...
 	@command -v staticcheck >/dev/null && staticcheck ./... || echo "staticcheck not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"
 
-# Rebuild the checked-in objects from the C sources in testdata/. Each
-# testdata/<concern>/Makefile owns its own fixtures.
+# Rebuild the checked-in objects from the C sources. Every Makefile in a
+# testdata folder (testdata/<concern>/, <package>/testdata/) owns its fixtures.
 fixtures:
-	@for d in testdata/*/; do \
-	  if [ -f $$d/Makefile ]; then eval "$$(scripts/setup)" && $(MAKE) -C $$d || exit 1; fi; \
+	@eval "$$(scripts/setup)" && for m in $$(find . -path '*/testdata/*' -name Makefile -not -path '*/fuzz/*' | sort); do \
+	  $(MAKE) -C $$(dirname $$m) || exit 1; \
 	done
 
 # Run every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m).

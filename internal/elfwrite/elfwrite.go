@@ -1,0 +1,454 @@
+// Package elfwrite adds or replaces one section of an ELF file in place,
+// atomically, leaving every other byte that anything in the file refers to
+// where it was: the ELF header (but for the section-table fields), the
+// program headers, every segment and every other section keep their offsets
+// and contents. The section's data, a new section-name table when the name
+// is new, and a new section header table are appended at the end; what was
+// appended by an earlier run is reclaimed, so repeated runs do not grow the
+// file.
+//
+// The write goes to a temporary file in the same directory, is synced, and
+// is renamed over the original: on any error the original file is untouched.
+// Used by "encode --elf-section" (.BTF.inline) and "sframe emit
+// --elf-section" (.sframe).
+package elfwrite
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Options describe the section header of the section being written. Zero
+// values give a non-allocated SHT_PROGBITS section aligned to 4 bytes, which
+// is what .BTF.inline needs.
+type Options struct {
+	Type      elf.SectionType
+	Flags     elf.SectionFlag
+	Addralign uint64
+	// Replace allows replacing an existing section whose contents differ.
+	// Replacing with identical contents is always allowed (a no-op).
+	Replace bool
+}
+
+// ErrExists is returned when the section exists with other contents and
+// Options.Replace is false.
+var ErrExists = errors.New("section exists with different contents")
+
+// Error is an error about the input ELF file, with the offset it concerns.
+type Error struct {
+	Path   string
+	Offset int64
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("%s: offset %#x: %s", e.Path, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Result says what SetSection did.
+type Result struct {
+	Replaced  bool // an existing section of that name was replaced
+	Unchanged bool // the section already held exactly these bytes
+	Index     int  // section header index of the written section
+}
+
+// SetSection adds section name with data to the ELF file at path, or
+// replaces the section of that name.
+func SetSection(path, name string, data []byte, opts Options) (Result, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, err
+	}
+	out, res, err := Build(raw, name, data, opts)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) && ee.Path == "" {
+			ee.Path = path
+		}
+		return res, err
+	}
+	if res.Unchanged {
+		return res, nil
+	}
+	return res, writeAtomic(path, out)
+}
+
+// Build returns the bytes of the ELF image raw with section name set to
+// data. It is SetSection without the file system.
+func Build(raw []byte, name string, data []byte, opts Options) ([]byte, Result, error) {
+	img, err := parse(raw)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	if opts.Type == 0 {
+		opts.Type = elf.SHT_PROGBITS
+	}
+	if opts.Addralign == 0 {
+		opts.Addralign = 4
+	}
+	return img.set(name, data, opts)
+}
+
+// image is the parsed structure of an ELF file: enough to rewrite its
+// section header table.
+type image struct {
+	raw      []byte
+	class    elf.Class
+	order    binary.ByteOrder
+	shoff    uint64
+	shentsz  int
+	shdrs    [][]byte // raw section headers, copied
+	shstrndx int
+	strtab   []byte // section-name table contents
+	keepEnd  uint64 // end of the last byte something other than the section table refers to
+	sections []*elf.Section
+}
+
+func parse(raw []byte) (*image, error) {
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		return nil, &Error{Offset: -1, Msg: "not a readable ELF file: " + err.Error()}
+	}
+	defer f.Close()
+	img := &image{raw: raw, class: f.Class, order: f.ByteOrder, sections: f.Sections}
+	var phoff, phnum, phentsz uint64
+	switch f.Class {
+	case elf.ELFCLASS64:
+		if len(raw) < 64 {
+			return nil, &Error{Offset: 0, Msg: "truncated ELF header"}
+		}
+		phoff = img.order.Uint64(raw[32:])
+		img.shoff = img.order.Uint64(raw[40:])
+		phentsz = uint64(img.order.Uint16(raw[54:]))
+		phnum = uint64(img.order.Uint16(raw[56:]))
+		img.shentsz = int(img.order.Uint16(raw[58:]))
+		if img.shentsz != 64 {
+			return nil, &Error{Offset: 58, Msg: fmt.Sprintf("section header size %d, want 64", img.shentsz)}
+		}
+	case elf.ELFCLASS32:
+		if len(raw) < 52 {
+			return nil, &Error{Offset: 0, Msg: "truncated ELF header"}
+		}
+		phoff = uint64(img.order.Uint32(raw[28:]))
+		img.shoff = uint64(img.order.Uint32(raw[32:]))
+		phentsz = uint64(img.order.Uint16(raw[42:]))
+		phnum = uint64(img.order.Uint16(raw[44:]))
+		img.shentsz = int(img.order.Uint16(raw[46:]))
+		if img.shentsz != 40 {
+			return nil, &Error{Offset: 46, Msg: fmt.Sprintf("section header size %d, want 40", img.shentsz)}
+		}
+	default:
+		return nil, &Error{Offset: 4, Msg: "unknown ELF class"}
+	}
+	if img.shoff == 0 || len(f.Sections) == 0 {
+		return nil, &Error{Offset: -1, Msg: "no section header table"}
+	}
+	n := uint64(len(f.Sections))
+	if img.shoff > uint64(len(raw)) || n*uint64(img.shentsz) > uint64(len(raw))-img.shoff {
+		return nil, &Error{Offset: int64(img.shoff), Msg: "section header table past the end of the file"}
+	}
+	img.shdrs = make([][]byte, n)
+	for i := range img.shdrs {
+		off := img.shoff + uint64(i)*uint64(img.shentsz)
+		img.shdrs[i] = append([]byte(nil), raw[off:off+uint64(img.shentsz)]...)
+	}
+	img.shstrndx = img.shstrIndex()
+	if img.shstrndx <= 0 || img.shstrndx >= len(f.Sections) {
+		return nil, &Error{Offset: -1, Msg: "no section-name table"}
+	}
+	ss := f.Sections[img.shstrndx]
+	if ss.Type != elf.SHT_STRTAB || ss.Offset > uint64(len(raw)) || ss.Size > uint64(len(raw))-ss.Offset {
+		return nil, &Error{Offset: int64(ss.Offset), Msg: "section-name table out of the file"}
+	}
+	img.strtab = raw[ss.Offset : ss.Offset+ss.Size]
+
+	// Everything a program header or a section refers to must stay put.
+	img.keepEnd = uint64(len(raw))
+	if f.Class == elf.ELFCLASS64 {
+		img.keepEnd = 64
+	} else {
+		img.keepEnd = 52
+	}
+	if phnum > 0 {
+		if phoff > uint64(len(raw)) || phnum*phentsz > uint64(len(raw))-phoff {
+			return nil, &Error{Offset: int64(phoff), Msg: "program header table past the end of the file"}
+		}
+		img.keepEnd = max(img.keepEnd, phoff+phnum*phentsz)
+	}
+	for _, p := range f.Progs {
+		if p.Off > uint64(len(raw)) || p.Filesz > uint64(len(raw))-p.Off {
+			return nil, &Error{Offset: int64(p.Off), Msg: "segment past the end of the file"}
+		}
+		img.keepEnd = max(img.keepEnd, p.Off+p.Filesz)
+	}
+	return img, nil
+}
+
+// shstrIndex honours the extended numbering of section 0 (SHN_XINDEX).
+func (img *image) shstrIndex() int {
+	var idx uint64
+	if img.class == elf.ELFCLASS64 {
+		idx = uint64(img.order.Uint16(img.raw[62:]))
+	} else {
+		idx = uint64(img.order.Uint16(img.raw[50:]))
+	}
+	if idx == uint64(elf.SHN_XINDEX) {
+		idx = uint64(img.field(img.shdrs[0], fLink))
+	}
+	return int(idx)
+}
+
+// Section header fields, by name; offsets differ between the classes.
+type field int
+
+const (
+	fName field = iota
+	fType
+	fFlags
+	fAddr
+	fOffset
+	fSize
+	fLink
+	fInfo
+	fAlign
+	fEntsize
+)
+
+var (
+	off64 = [...]int{0, 4, 8, 16, 24, 32, 40, 44, 48, 56}
+	off32 = [...]int{0, 4, 8, 12, 16, 20, 24, 28, 32, 36}
+)
+
+func (img *image) wide(f field) bool {
+	if img.class == elf.ELFCLASS32 {
+		return false
+	}
+	switch f {
+	case fFlags, fAddr, fOffset, fSize, fAlign, fEntsize:
+		return true
+	}
+	return false
+}
+
+func (img *image) field(h []byte, f field) uint64 {
+	if img.class == elf.ELFCLASS32 {
+		return uint64(img.order.Uint32(h[off32[f]:]))
+	}
+	if img.wide(f) {
+		return img.order.Uint64(h[off64[f]:])
+	}
+	return uint64(img.order.Uint32(h[off64[f]:]))
+}
+
+func (img *image) setField(h []byte, f field, v uint64) {
+	if img.class == elf.ELFCLASS32 {
+		img.order.PutUint32(h[off32[f]:], uint32(v))
+		return
+	}
+	if img.wide(f) {
+		img.order.PutUint64(h[off64[f]:], v)
+		return
+	}
+	img.order.PutUint32(h[off64[f]:], uint32(v))
+}
+
+func (img *image) set(name string, data []byte, opts Options) ([]byte, Result, error) {
+	var res Result
+	target := -1
+	for i, s := range img.sections {
+		if i > 0 && s.Name == name {
+			target = i
+			break
+		}
+	}
+	if target >= 0 {
+		res.Replaced = true
+		res.Index = target
+		s := img.sections[target]
+		if s.Type != elf.SHT_NOBITS && s.Offset <= uint64(len(img.raw)) && s.Size <= uint64(len(img.raw))-s.Offset &&
+			bytes.Equal(img.raw[s.Offset:s.Offset+s.Size], data) {
+			res.Unchanged = true
+			return nil, res, nil
+		}
+		if !opts.Replace {
+			return nil, res, fmt.Errorf("%s: %w (use --force to replace it)", name, ErrExists)
+		}
+	}
+
+	// Which bytes must stay: everything but the section table, the target
+	// section and (when a name is added) the section-name table.
+	newName := target < 0 && !hasName(img.strtab, name)
+	keepEnd := img.keepEnd
+	for i, s := range img.sections {
+		if i == 0 || i == target || (newName && i == img.shstrndx) || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		if s.Offset > uint64(len(img.raw)) || s.Size > uint64(len(img.raw))-s.Offset {
+			return nil, res, &Error{Offset: int64(s.Offset), Msg: fmt.Sprintf("section %q past the end of the file", s.Name)}
+		}
+		keepEnd = max(keepEnd, s.Offset+s.Size)
+	}
+	if newName && img.sections[img.shstrndx].Offset < keepEnd {
+		// The old table sits among kept bytes: leave it as it is, unused.
+		keepEnd = max(keepEnd, img.sections[img.shstrndx].Offset+img.sections[img.shstrndx].Size)
+	}
+
+	out := make([]byte, 0, keepEnd+uint64(len(img.strtab))+uint64(len(name))+uint64(len(data))+uint64(len(img.shdrs)+1)*uint64(img.shentsz)+32)
+	out = append(out, img.raw[:keepEnd]...)
+	pad := func(align uint64) {
+		if align > 1 {
+			for uint64(len(out))%align != 0 {
+				out = append(out, 0)
+			}
+		}
+	}
+
+	shdrs := img.shdrs
+	nameOff := uint64(0)
+	if target >= 0 {
+		nameOff = img.field(shdrs[target], fName)
+	} else if !newName {
+		nameOff = uint64(indexName(img.strtab, name))
+	}
+	if newName {
+		strtab := append(append(append([]byte(nil), img.strtab...), name...), 0)
+		nameOff = uint64(len(img.strtab))
+		off := uint64(len(out))
+		out = append(out, strtab...)
+		img.setField(shdrs[img.shstrndx], fOffset, off)
+		img.setField(shdrs[img.shstrndx], fSize, uint64(len(strtab)))
+	}
+
+	pad(opts.Addralign)
+	dataOff := uint64(len(out))
+	out = append(out, data...)
+
+	h := make([]byte, img.shentsz)
+	if target >= 0 {
+		copy(h, shdrs[target])
+	} else {
+		img.setField(h, fName, nameOff)
+		img.setField(h, fType, uint64(opts.Type))
+		img.setField(h, fFlags, uint64(opts.Flags))
+		img.setField(h, fAlign, opts.Addralign)
+		target = len(shdrs)
+		shdrs = append(shdrs, h)
+		res.Index = target
+	}
+	img.setField(h, fOffset, dataOff)
+	img.setField(h, fSize, uint64(len(data)))
+	if opts.Type != 0 {
+		img.setField(h, fType, uint64(opts.Type))
+	}
+	shdrs[target] = h
+
+	if img.class == elf.ELFCLASS64 {
+		pad(8)
+	} else {
+		pad(4)
+	}
+	shoff := uint64(len(out))
+	for _, h := range shdrs {
+		out = append(out, h...)
+	}
+	if err := img.putShnum(out, shoff, len(shdrs)); err != nil {
+		return nil, res, err
+	}
+	return out, res, nil
+}
+
+// putShnum writes e_shoff and e_shnum, using the extended form in section
+// 0's sh_size when the count does not fit.
+func (img *image) putShnum(out []byte, shoff uint64, n int) error {
+	ext := n >= int(elf.SHN_LORESERVE)
+	count := uint16(n)
+	if ext {
+		count = 0
+	}
+	sh0 := out[shoff : shoff+uint64(img.shentsz)]
+	if ext || img.field(sh0, fSize) != 0 {
+		if ext {
+			img.setField(sh0, fSize, uint64(n))
+		} else {
+			img.setField(sh0, fSize, 0)
+		}
+	}
+	if img.class == elf.ELFCLASS64 {
+		img.order.PutUint64(out[40:], shoff)
+		img.order.PutUint16(out[60:], count)
+	} else {
+		if shoff > 0xffffffff {
+			return &Error{Offset: -1, Msg: "ELF32 file would exceed 4 GiB"}
+		}
+		img.order.PutUint32(out[32:], uint32(shoff))
+		img.order.PutUint16(out[48:], count)
+	}
+	return nil
+}
+
+func hasName(strtab []byte, name string) bool { return indexName(strtab, name) >= 0 }
+
+// indexName finds name as a whole NUL-terminated string in strtab.
+func indexName(strtab []byte, name string) int {
+	want := append([]byte(name), 0)
+	for i := 0; i+len(want) <= len(strtab); {
+		j := bytes.Index(strtab[i:], want)
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		if at == 0 || strtab[at-1] == 0 {
+			return at
+		}
+		i = at + 1
+	}
+	return -1
+}
+
+// writeAtomic replaces path with data: temp file, fsync, rename, then
+// fsync of the directory. The original's permission bits are kept.
+func writeAtomic(path string, data []byte) (err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write next to %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
