@@ -20,6 +20,7 @@ type sitesOptions struct {
 	json      bool
 	stats     bool
 	workers   int
+	reasons   bool
 }
 
 var sitesOpts sitesOptions
@@ -45,6 +46,10 @@ or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.`,
 		)
 		if o.dwarf {
 			sites, err = dwarfSites(c, o)
+		} else if !o.stats {
+			// The BTF path prints its own lines: they carry the
+			// traceability mark (sites_btf.go).
+			return runBTFSites(c, o)
 		} else {
 			sites, err = btfSites(c, o)
 		}
@@ -66,6 +71,7 @@ func init() {
 	f.BoolVar(&sitesOpts.traceable, "traceable", false, "drop sites a kprobe cannot be placed at")
 	f.BoolVarP(&sitesOpts.json, "json", "j", false, "JSON output")
 	f.BoolVar(&sitesOpts.stats, "stats", false, "print statistics instead of sites")
+	f.BoolVar(&sitesOpts.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
 	f.IntVar(&sitesOpts.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	addCommand(sitesCmd)
 }

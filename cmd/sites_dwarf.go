@@ -2,17 +2,69 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 
 	"github.com/btfinline/btfinline/inline"
 	"github.com/spf13/cobra"
 )
 
-// dwarfSites reads the sites of o.file from DWARF. Owned by the DWARF work.
+// dwarfStats keeps the statistics of the last DWARF read for --stats.
+var dwarfStats *inline.Stats
+
+// dwarfSites reads the sites of o.file from DWARF.
 func dwarfSites(c *cobra.Command, o *sitesOptions) ([]inline.Site, error) {
-	return nil, errors.New("sites --dwarf: not implemented yet")
+	if o.file == "" {
+		return nil, errors.New("sites --dwarf: FILE required")
+	}
+	opt := inline.Options{Workers: o.workers}
+	if o.funcRE != "" {
+		re, err := regexp.Compile(o.funcRE)
+		if err != nil {
+			return nil, fmt.Errorf("--func: %w", err)
+		}
+		opt.Func = re.MatchString
+	}
+	if o.callerRE != "" {
+		re, err := regexp.Compile(o.callerRE)
+		if err != nil {
+			return nil, fmt.Errorf("--caller: %w", err)
+		}
+		opt.Caller = re.MatchString
+	}
+	res, err := inline.ReadFile(o.file, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %s\n", w)
+	}
+	if n := res.Stats.Warnings - len(res.Warnings); n > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %d more\n", n)
+	}
+	dwarfStats = &res.Stats
+	return res.Sites, nil
 }
 
-// printSites prints sites one per line, as JSON, or as --stats.
+// printSites prints sites one per line, as JSON, or as --stats. The BTF
+// path (sites_btf.go) prints through here too, so both outputs diff.
 func printSites(c *cobra.Command, o *sitesOptions, sites []inline.Site) error {
-	return errors.New("not implemented yet")
+	w := c.OutOrStdout()
+	switch {
+	case o.stats:
+		st := dwarfStats
+		if !o.dwarf || st == nil {
+			st = &inline.Stats{Reasons: map[string]int{}}
+		}
+		if !o.dwarf || st.Sites != len(sites) {
+			// Sites not straight from the DWARF reader (e.g. from BTF):
+			// count what they show.
+			s := inline.StatsOf(sites)
+			st = &s
+		}
+		return inline.WriteStats(w, st)
+	case o.json:
+		return inline.WriteJSON(w, sites, nil)
+	}
+	return inline.WriteSites(w, sites, inline.FormatOptions{Reasons: o.reasons})
 }

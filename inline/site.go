@@ -48,6 +48,9 @@ type Location struct {
 	Size   uint8  // bytes of the value, 1..16; 0 when unknown
 	Signed bool   // constant or offset is signed
 	Reason string // for LocUnavailable: why (empty = no location at all)
+	// Section names the section of a LocAddr Value in an ET_REL object,
+	// where Value is relative to that section (sh_addr is 0).
+	Section string
 }
 
 // Param is one formal parameter of an inlined function.

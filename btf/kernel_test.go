@@ -1,0 +1,100 @@
+package btf
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// TestKernelELF reads the Debian 6.1 vmlinux and modules themselves (not
+// the checked-in extracts): .BTF round-trips, validates, and dumps like
+// both bpftools, for vmlinux and every module split on it.
+func TestKernelELF(t *testing.T) {
+	dir := testutil.KernelData(t)
+	tools := bpftools(t)
+	vmPath := filepath.Join(dir, "vmlinux")
+	vm, err := LoadFile(vmPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := vmlinux(t)
+	if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), raw) {
+		t.Fatal("vmlinux .BTF differs from testdata/btf/vmlinux.btf.gz (make -C testdata/btf kernel)")
+	}
+	check := func(t *testing.T, s *Spec, args ...string) {
+		if errs := s.Validate(); len(errs) != 0 {
+			t.Fatalf("%d violations, first %v", len(errs), errs[0])
+		}
+		var b bytes.Buffer
+		if err := s.Dump(&b, DumpOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for name, tool := range tools {
+			want := runBpftool(t, tool, append([]string{"btf", "dump"}, args...)...)
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("%s: %s", name, firstDiff(b.String(), string(want)))
+			}
+		}
+	}
+	t.Run("vmlinux", func(t *testing.T) { check(t, vm, "file", vmPath) })
+	mods, _ := filepath.Glob(filepath.Join(dir, "modules", "*.ko"))
+	if len(mods) == 0 {
+		t.Fatal("no modules")
+	}
+	for _, m := range mods {
+		t.Run(filepath.Base(m), func(t *testing.T) {
+			s, err := LoadFile(m, vm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := elf.Open(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			want, err := f.Section(".BTF").Data()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(mustMarshal(t, s, MarshalOptions{}), want) {
+				t.Fatal("round trip differs")
+			}
+			check(t, s, "-B", vmPath, "file", m)
+		})
+	}
+}
+
+// TestSysfsBTF reads the running kernel's BTF from /sys/kernel/btf (raw,
+// reported size 0 or 4096): it round-trips, validates and dumps like both
+// bpftools. Newer kernels than the 6.1 fixture carry DECL_TAG, TYPE_TAG and
+// kflag variants.
+func TestSysfsBTF(t *testing.T) {
+	const p = "/sys/kernel/btf/vmlinux"
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Skipf("no %s: %v", p, err)
+	}
+	tools := bpftools(t)
+	s, err := LoadFile(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mustMarshal(t, s, MarshalOptions{}), raw) {
+		t.Fatal("round trip differs")
+	}
+	if errs := s.Validate(); len(errs) != 0 {
+		t.Fatalf("%d violations, first %v", len(errs), errs[0])
+	}
+	var b bytes.Buffer
+	s.Dump(&b, DumpOptions{})
+	for name, tool := range tools {
+		want := runBpftool(t, tool, "btf", "dump", "file", p)
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s: %s", name, firstDiff(b.String(), string(want)))
+		}
+	}
+}

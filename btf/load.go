@@ -1,0 +1,106 @@
+package btf
+
+// Loading: a file starting with the ELF magic is read through debug/elf
+// (only the headers and the wanted section, vmlinux is ~600 MB); anything
+// else is a raw blob. Module BTF needs no relocation: .BTF of a .ko has
+// none.
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+)
+
+// LoadFile reads BTF from path: an ELF file (its .BTF section: vmlinux, a
+// .ko), or a raw blob (a detached .btf file, /sys/kernel/btf/*).
+func LoadFile(path string, base *Spec) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var m [4]byte
+	n, _ := io.ReadFull(f, m[:])
+	if n == 4 && string(m[:]) == elf.ELFMAG {
+		// Read only the ELF headers and the section: vmlinux is ~600 MB.
+		ef, err := elf.NewFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		s, err := LoadELFSection(ef, ".BTF", base)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return s, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	// sysfs files report a size of 4096 or 0: the size is only a hint,
+	// read to EOF.
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<31 {
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	s, err := Parse(data, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// IsELF reports whether path starts with the ELF magic.
+func IsELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [4]byte
+	if _, err := io.ReadFull(f, m[:]); err != nil {
+		return false
+	}
+	return string(m[:]) == elf.ELFMAG
+}
+
+// LoadELFSection parses the BTF in section name (".BTF", ".BTF.inline") of
+// f on top of base.
+func LoadELFSection(f *elf.File, name string, base *Spec) (*Spec, error) {
+	sec := f.Section(name)
+	if sec == nil {
+		return nil, fmt.Errorf("no %s section", name)
+	}
+	if sec.Type == elf.SHT_NOBITS {
+		return nil, fmt.Errorf("%s section has no data", name)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s section: %w", name, err)
+	}
+	s, err := Parse(data, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s section: %w", name, err)
+	}
+	return s, nil
+}
+
+// ExtractELFSection returns the raw bytes of section name of the ELF file at
+// path (for tools writing detached BTF).
+func ExtractELFSection(path, name string) ([]byte, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sec := f.Section(name)
+	if sec == nil {
+		return nil, fmt.Errorf("%s: no %s section", path, name)
+	}
+	return sec.Data()
+}

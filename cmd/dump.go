@@ -1,0 +1,122 @@
+package cmd
+
+// "btfinline dump" prints BTF like "bpftool btf dump file FILE" (format
+// raw), which it matches byte for byte for kinds 1-19, plus the LOC kinds
+// in the format of bpftool's September 2026 follow-up. An ELF FILE is read
+// from its .BTF section; --section .BTF.inline reads that section split on
+// the ELF's own .BTF (itself split on the -B chain).
+
+import (
+	"debug/elf"
+	"fmt"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+type dumpOptions struct {
+	bases    []string
+	json     bool
+	validate bool
+	section  string
+}
+
+var dumpOpts dumpOptions
+
+var dumpCmd = &cobra.Command{
+	Use:   "dump [-B BASE]... FILE [--json] [--validate] [--section NAME]",
+	Short: "dump BTF types like bpftool btf dump file",
+	Long: `Dump the types of FILE, a raw BTF blob (detached .btf, /sys/kernel/btf/*)
+or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
+
+  -B BASE      base BTF of a split FILE; repeat for a multi-split chain, the
+               first -B being the root (vmlinux, then the module for
+               module.inline)
+  --section S  read ELF section S (e.g. .BTF.inline, split on the ELF's own .BTF)
+  -j, --json   JSON output like "bpftool -j btf dump file"
+  --validate   check the kernel verifier's rules instead of dumping; print
+               every violation and exit 1 if there is any`,
+	Args: cobra.ExactArgs(1),
+	RunE: func(c *cobra.Command, args []string) error {
+		o := &dumpOpts
+		// Flags keep their values across Execute calls in one process
+		// (tests); start the next run clean.
+		defer func() {
+			dumpOpts = dumpOptions{}
+			c.Flags().VisitAll(func(f *pflag.Flag) { f.Changed = false })
+		}()
+		spec, err := loadBTFChain(o.bases, args[0], o.section)
+		if err != nil {
+			return err
+		}
+		if o.validate {
+			errs := spec.Validate()
+			w := c.OutOrStdout()
+			for _, e := range errs {
+				fmt.Fprintln(w, e)
+			}
+			if len(errs) > 0 {
+				return &exitError{code: 1, msg: fmt.Sprintf("%s: %d violations", args[0], len(errs))}
+			}
+			return nil
+		}
+		return spec.Dump(c.OutOrStdout(), btf.DumpOptions{JSON: o.json})
+	},
+}
+
+func init() {
+	f := dumpCmd.Flags()
+	f.VarP((*stringList)(&dumpOpts.bases), "base-btf", "B", "base BTF (repeatable: first is the root)")
+	f.BoolVarP(&dumpOpts.json, "json", "j", false, "JSON output")
+	f.BoolVar(&dumpOpts.validate, "validate", false, "validate with the kernel verifier's rules")
+	f.StringVar(&dumpOpts.section, "section", "", "ELF section to read (default .BTF)")
+	addCommand(dumpCmd)
+}
+
+// stringList is a repeatable string flag that a RunE can reset (pflag's
+// StringArray remembers internally that it was set).
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) Type() string       { return "file" }
+
+// loadBTFChain loads each base on top of the previous one, then file on top
+// of the last. An ELF contributes its .BTF; with section set (other than
+// .BTF) file's section is read on top of file's .BTF when section is
+// .BTF.inline, or directly on the chain otherwise.
+func loadBTFChain(bases []string, file, section string) (*btf.Spec, error) {
+	var base *btf.Spec
+	for _, b := range bases {
+		s, err := btf.LoadFile(b, base)
+		if err != nil {
+			return nil, err
+		}
+		base = s
+	}
+	if section == "" || section == ".BTF" {
+		return btf.LoadFile(file, base)
+	}
+	if !btf.IsELF(file) {
+		return nil, fmt.Errorf("%s: --section needs an ELF file", file)
+	}
+	f, err := elf.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if section == ".BTF.inline" && f.Section(".BTF") != nil {
+		main, err := btf.LoadELFSection(f, ".BTF", base)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		base = main
+	}
+	s, err := btf.LoadELFSection(f, section, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,93 @@
+package cmd
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/btfinline/btfinline/resolve"
+	"github.com/spf13/cobra"
+)
+
+type resolveOptions struct {
+	bases   []string
+	running bool
+	module  string
+	format  string
+	args    string
+	sysRoot string
+}
+
+var resolveOpts resolveOptions
+
+var resolveCmd = &cobra.Command{
+	Use:   "resolve FUNC [FILE | --running] [-B BASE]... [--format kprobe|bpftrace|perf|json] [--args a,b]",
+	Short: "print every place a kprobe for FUNC fires, with argument fetch specs",
+	Long: `Resolve FUNC to every address a probe on it should use: each inline site
+listed in .BTF.inline, plus the entry of each out-of-line copy in the symbol
+table (FUNC itself and gcc clones FUNC.isra.N, FUNC.constprop.N, FUNC.part.N).
+For each place print the absolute address, caller+offset and a fetch argument
+per parameter, built from its LOC_PARAM and the FUNC_PROTO types.
+
+  --format kprobe    lines for /sys/kernel/tracing/kprobe_events (default)
+  --format bpftrace  kprobe:caller+off { printf(...) } lines
+  --format perf      perf probe -a commands
+  --format json      everything, machine-readable
+
+Places a kprobe cannot use (kprobe blacklist, noinstr, entry or init text)
+and parameters without a fetchable location are listed as comments with the
+reason; nothing is dropped.
+
+FILE is an ELF with a .BTF.inline section (modules: -B vmlinux), or a
+detached .BTF.inline with its base chain in -B (the last -B, if an ELF, gives
+the symbols and section addresses). With --running the BTF comes from
+/sys/kernel/btf/{vmlinux,MODULE}{,.inline} and addresses from /proc/kallsyms
+and /sys/module/MODULE/sections.`,
+	Args: cobra.RangeArgs(1, 2),
+	RunE: func(c *cobra.Command, args []string) error {
+		o := &resolveOpts
+		file := ""
+		if len(args) == 2 {
+			file = args[1]
+		}
+		if o.format == "" {
+			o.format = "kprobe"
+		}
+		ok := false
+		for _, f := range resolve.Formats {
+			ok = ok || f == o.format
+		}
+		if !ok {
+			return errors.New("--format: want one of " + strings.Join(resolve.Formats, ", "))
+		}
+		t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
+			Module: o.module, Sys: resolve.System{Root: o.sysRoot}})
+		if err != nil {
+			return err
+		}
+		var sel []string
+		if o.args != "" {
+			sel = strings.Split(o.args, ",")
+		}
+		r, err := t.Resolve(args[0], sel)
+		if err != nil {
+			var nf *resolve.NotFoundError
+			if errors.As(err, &nf) {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			return err
+		}
+		return r.Write(c.OutOrStdout(), o.format)
+	},
+}
+
+func init() {
+	f := resolveCmd.Flags()
+	f.StringArrayVarP(&resolveOpts.bases, "base", "B", nil, "base BTF (repeat for multi-split: vmlinux first)")
+	f.BoolVar(&resolveOpts.running, "running", false, "use the running kernel's BTF and addresses")
+	f.StringVar(&resolveOpts.module, "module", "", "with --running: the module (default vmlinux)")
+	f.StringVar(&resolveOpts.format, "format", "kprobe", "output format: kprobe, bpftrace, perf or json")
+	f.StringVar(&resolveOpts.args, "args", "", "comma-separated parameter names to fetch (default all)")
+	f.StringVar(&resolveOpts.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
+	_ = f.MarkHidden("sys-root")
+	addCommand(resolveCmd)
+}

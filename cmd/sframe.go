@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/btfinline/btfinline/sframe"
+)
+
+var sframeCmd = &cobra.Command{
+	Use:   "sframe",
+	Short: "emit, dump and measure SFrame stack trace sections",
+	Long: `Produce SFrame (v3, or v2) stack trace information from the DWARF call
+frame information of an object, executable, shared library, vmlinux or kernel
+module, the way GNU as --gsframe translates it; dump .sframe sections in the
+format of readelf --sframe; and compare sizes.`,
+}
+
+var sframeEmitCmd = &cobra.Command{
+	Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3]",
+	Short: "translate .eh_frame/.debug_frame into an SFrame section",
+	Args:  cobra.ExactArgs(1),
+	RunE:  runSFrameEmit,
+}
+
+var sframeDumpCmd = &cobra.Command{
+	Use:   "dump FILE",
+	Short: "print a .sframe section like readelf --sframe",
+	Long: `Print the .sframe section of an ELF file, or a raw SFrame section written
+by "emit -o", in the format of readelf --sframe (binutils 2.46/2.47).`,
+	Args: cobra.ExactArgs(1),
+	RunE: runSFrameDump,
+}
+
+var sframeStatsCmd = &cobra.Command{
+	Use:   "stats FILE",
+	Short: "count FDEs/FREs, skipped FDEs by reason, and compare sizes",
+	Args:  cobra.ExactArgs(1),
+	RunE:  runSFrameStats,
+}
+
+var sframeOpts struct {
+	out        string
+	elfSection bool
+	version    int
+	addr       uint64
+	quiet      bool
+}
+
+func init() {
+	f := sframeEmitCmd.Flags()
+	f.StringVarP(&sframeOpts.out, "output", "o", "", "write the raw section to `OUT.sframe`")
+	f.BoolVar(&sframeOpts.elfSection, "elf-section", false, "add .sframe to FILE in place (atomically)")
+	f.IntVar(&sframeOpts.version, "sframe-version", 3, "SFrame format version, 2 or 3")
+	f.Uint64Var(&sframeOpts.addr, "section-addr", 0, "address the raw section will sit at (linked inputs, with -o)")
+	f.BoolVarP(&sframeOpts.quiet, "quiet", "q", false, "do not report skipped FDEs")
+	sframeDumpCmd.Flags().Uint64Var(&sframeOpts.addr, "section-addr", 0, "address of a raw section (not needed for ELF files)")
+	sframeCmd.AddCommand(sframeEmitCmd, sframeDumpCmd, sframeStatsCmd)
+	addCommand(sframeCmd)
+}
+
+func openSFrameInput(path string) (*sframe.Input, func(), error) {
+	in, done, err := sframe.OpenFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return in, done, nil
+}
+
+func runSFrameEmit(cmd *cobra.Command, args []string) error {
+	if sframeOpts.version != 2 && sframeOpts.version != 3 {
+		return &exitError{code: 2, msg: "--sframe-version must be 2 or 3"}
+	}
+	if (sframeOpts.out == "") == !sframeOpts.elfSection {
+		return &exitError{code: 2, msg: "give exactly one of -o OUT.sframe and --elf-section"}
+	}
+	path := args[0]
+	in, done, err := openSFrameInput(path)
+	if err != nil {
+		return err
+	}
+	defer done()
+	em, err := in.Emit(sframe.EmitOptions{Version: uint8(sframeOpts.version)})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if !sframeOpts.quiet {
+		reportSkips(stderr, path, em)
+	}
+	if sframeOpts.out != "" {
+		data, err := em.Encode(sframeOpts.addr)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(sframeOpts.out, data, 0o644)
+	}
+	out, note, err := in.AddToELF(em)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := sframe.WriteFileAtomic(path, out); err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "btfinline: %s: %s\n", path, note)
+	}
+	return nil
+}
+
+func reportSkips(w io.Writer, path string, em *sframe.Emitted) {
+	for _, r := range sortedReasons(em.Skipped) {
+		fmt.Fprintf(w, "btfinline: %s: %d FDE(s) without SFrame: %s\n", path, em.Skipped[r], r)
+	}
+}
+
+func sortedReasons(m map[string]int) []string {
+	var rs []string
+	for r := range m {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if m[rs[i]] != m[rs[j]] {
+			return m[rs[i]] > m[rs[j]]
+		}
+		return rs[i] < rs[j]
+	})
+	return rs
+}
+
+func runSFrameDump(cmd *cobra.Command, args []string) error {
+	raw, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	var data []byte
+	addr := sframeOpts.addr
+	name := ".sframe"
+	if len(raw) >= 2 && (bytes.Equal(raw[:2], []byte{0xe2, 0xde}) || bytes.Equal(raw[:2], []byte{0xde, 0xe2})) {
+		data = raw
+	} else {
+		in, err := sframe.Open(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", args[0], err)
+		}
+		var sec interface{ String() string }
+		_ = sec
+		d, a, s, err := in.SFrameSection()
+		if err != nil {
+			return fmt.Errorf("%s: %w", args[0], err)
+		}
+		data, addr, name = d, a, s.Name
+	}
+	s, err := sframe.Decode(data, addr, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	return sframe.Dump(cmd.OutOrStdout(), s, name)
+}
+
+func runSFrameStats(cmd *cobra.Command, args []string) error {
+	path := args[0]
+	in, done, err := openSFrameInput(path)
+	if err != nil {
+		return err
+	}
+	defer done()
+	st, err := in.Stats()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s: %v, call frame information from %s\n", path, in.ABI, st.CFIName)
+	fmt.Fprintf(w, "  CFI FDEs:          %d\n", st.CFIFDEs)
+	fmt.Fprintf(w, "  SFrame v3 FDEs:    %d (%d FREs, %d FLEX)\n", st.V3FDEs, st.V3FREs, st.V3Flex)
+	fmt.Fprintf(w, "  SFrame v2 FDEs:    %d (%d FREs)\n", st.V2FDEs, st.V2FREs)
+	if len(st.Skipped) > 0 {
+		fmt.Fprintf(w, "  skipped FDEs (v3):\n")
+		for _, r := range sortedReasons(st.Skipped) {
+			fmt.Fprintf(w, "    %6d  %s\n", st.Skipped[r], r)
+		}
+	}
+	fmt.Fprintf(w, "  sizes (bytes):\n")
+	if st.HdrBytes > 0 {
+		fmt.Fprintf(w, "    %-22s %10d  (%d + %d)\n", st.CFIName+" + .eh_frame_hdr", st.CFIBytes+st.HdrBytes, st.CFIBytes, st.HdrBytes)
+	} else {
+		fmt.Fprintf(w, "    %-22s %10d\n", st.CFIName, st.CFIBytes)
+	}
+	fmt.Fprintf(w, "    %-22s %10d\n", "SFrame v2", st.V2Bytes)
+	fmt.Fprintf(w, "    %-22s %10d\n", "SFrame v3", st.V3Bytes)
+	return nil
+}

@@ -1,0 +1,529 @@
+// Package dedup owns the conversion of DWARF types to BTF against a base
+// chain: given the DWARF type of an inlined function's parameter or return
+// value, it finds the equivalent type already present in the base BTF (the
+// object's .BTF, built by pahole from the same DWARF, so nearly every type
+// is there) and adds to the split BTF only what the base lacks.
+//
+// Equivalence follows libbpf's dedup rules, checked structurally rather
+// than trusted by name: integers and floats by name and size; typedefs,
+// pointers and qualifiers by name and the equivalence of what they refer
+// to; arrays by element count and element; enums (ENUM or ENUM64, either
+// signedness) by size and enumerators; function prototypes by return and
+// parameter types; structs and unions by name, size, member names, bit
+// offsets and bitfield sizes, and the member types, with a DWARF
+// declaration matching the full type or a FWD of the same name. Named
+// structs and unions reached through a pointer are matched by name only
+// (what matters for a prototype is which struct is pointed to, and
+// following every pointer would compare most of the kernel for every
+// parameter); anonymous ones are compared in full. A visited set ends the
+// recursion on cyclic type graphs.
+//
+// DIEs are read lazily with a dwarf.Reader, not through dwarf.Data.Type,
+// whose eager conversion of whole type graphs would cost gigabytes on a
+// vmlinux. Results are cached per DWARF offset, and candidates are tried in
+// id order, so the output is deterministic.
+package dedup
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+)
+
+// Error is a DWARF type that could not be converted.
+type Error struct {
+	Offset dwarf.Offset // of the DIE
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("dedup: DWARF type at %#x: %s", uint64(e.Offset), e.Msg)
+}
+
+// Converter maps DWARF types of one object to BTF ids in the chain of dst.
+// It is not safe for concurrent use.
+type Converter struct {
+	d   *dwarf.Data
+	r   *dwarf.Reader
+	dst *btf.Spec
+
+	cache   map[dwarf.Offset]btf.TypeID
+	dies    map[dwarf.Offset]*die
+	eqMemo  map[pair]bool
+	pending []btf.Type // ids first .. first+len-1, added by Commit
+	first   btf.TypeID
+
+	named  map[nameKey][]btf.TypeID
+	anon   map[string][]btf.TypeID
+	refs   map[refKey]btf.TypeID
+	arrays map[[2]uint32]btf.TypeID
+	protos map[string]btf.TypeID
+	index  btf.TypeID // array index type
+
+	added int
+}
+
+type pair struct {
+	off dwarf.Offset
+	id  btf.TypeID
+}
+
+type nameKey struct {
+	kind btf.Kind
+	name string
+}
+
+type refKey struct {
+	kind   btf.Kind
+	target btf.TypeID
+	name   string
+}
+
+// New returns a Converter for the DWARF d adding to dst (a split Spec whose
+// base chain holds the object's BTF). The base chain is indexed once.
+func New(d *dwarf.Data, dst *btf.Spec) *Converter {
+	c := &Converter{d: d, r: d.Reader(), dst: dst,
+		cache: map[dwarf.Offset]btf.TypeID{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
+		first: dst.NextID(),
+		named: map[nameKey][]btf.TypeID{}, anon: map[string][]btf.TypeID{}, refs: map[refKey]btf.TypeID{},
+		arrays: map[[2]uint32]btf.TypeID{}, protos: map[string]btf.TypeID{}}
+	var chain []*btf.Spec
+	for p := dst; p != nil; p = p.Base() {
+		chain = append(chain, p)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		ts := p.Types()
+		for j := range ts {
+			c.register(p.FirstID()+btf.TypeID(j), &ts[j], p)
+		}
+	}
+	return c
+}
+
+// Added returns the number of types the Converter added (or will add on
+// Commit) because the base chain has no equivalent.
+func (c *Converter) Added() int { return c.added }
+
+// Commit adds the new types to dst, in the ids TypeID handed out.
+func (c *Converter) Commit() error {
+	for i, t := range c.pending {
+		want := c.first + btf.TypeID(i)
+		id, err := c.dst.Add(t)
+		if err != nil {
+			return err
+		}
+		if id != want {
+			return fmt.Errorf("dedup: type added as [%d], expected [%d]: something else added types to the Spec", id, want)
+		}
+	}
+	c.first += btf.TypeID(len(c.pending))
+	c.pending = c.pending[:0]
+	return nil
+}
+
+func (c *Converter) register(id btf.TypeID, t *btf.Type, s *btf.Spec) {
+	k := t.Kind()
+	name := s.Name(t)
+	add := func(key nameKey) { c.named[key] = append(c.named[key], id) }
+	switch k {
+	case btf.KindInt, btf.KindFloat, btf.KindFwd:
+		add(nameKey{k, name})
+	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
+		if k == btf.KindEnum64 {
+			k = btf.KindEnum
+		}
+		if name != "" {
+			add(nameKey{k, name})
+		} else {
+			ak := c.anonKey(k, t.SizeType, t.Vlen(), firstName(s, t))
+			c.anon[ak] = append(c.anon[ak], id)
+		}
+	case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypedef:
+		rk := refKey{k, btf.TypeID(t.SizeType), name}
+		if _, ok := c.refs[rk]; !ok {
+			c.refs[rk] = id
+		}
+	case btf.KindArray:
+		elem, _, n := t.Array()
+		ak := [2]uint32{uint32(elem), n}
+		if _, ok := c.arrays[ak]; !ok {
+			c.arrays[ak] = id
+		}
+	case btf.KindFuncProto:
+		// A DWARF subroutine type is a function pointer's target: match
+		// it to a prototype without parameter names (what pointers in
+		// pahole's BTF refer to), not to a FUNC's named one.
+		pk := protoKey(t)
+		for _, p := range t.Params() {
+			if p.NameOff != 0 {
+				pk = "named:" + pk
+				break
+			}
+		}
+		if _, ok := c.protos[pk]; !ok {
+			c.protos[pk] = id
+		}
+	}
+	if k == btf.KindInt && name == "int" && c.index == 0 {
+		c.index = id
+	}
+	if k == btf.KindInt && name == "__ARRAY_SIZE_TYPE__" {
+		c.index = id
+	}
+}
+
+func firstName(s *btf.Spec, t *btf.Type) string {
+	switch t.Kind() {
+	case btf.KindStruct, btf.KindUnion:
+		if m := t.Members(); len(m) > 0 {
+			n, _ := s.StringAt(m[0].NameOff)
+			return n
+		}
+	case btf.KindEnum, btf.KindEnum64:
+		if v := t.EnumValues(); len(v) > 0 {
+			n, _ := s.StringAt(v[0].NameOff)
+			return n
+		}
+	}
+	return ""
+}
+
+func (c *Converter) anonKey(k btf.Kind, size uint32, vlen int, first string) string {
+	return strconv.Itoa(int(k)) + "/" + strconv.FormatUint(uint64(size), 10) + "/" + strconv.Itoa(vlen) + "/" + first
+}
+
+// protoKey: return and parameter types of a FUNC_PROTO (names are not
+// part of a function pointer's type).
+func protoKey(t *btf.Type) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(uint64(t.SizeType), 10))
+	for _, p := range t.Params() {
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatUint(uint64(p.Type), 10))
+	}
+	return b.String()
+}
+
+// typeByID sees pending types as well as the chain's.
+func (c *Converter) typeByID(id btf.TypeID) (*btf.Type, error) {
+	if id >= c.first && int(id-c.first) < len(c.pending) {
+		return &c.pending[id-c.first], nil
+	}
+	return c.dst.TypeByID(id)
+}
+
+func (c *Converter) name(t *btf.Type) string {
+	n, _ := c.dst.StringAt(t.NameOff)
+	return n
+}
+
+// reserve hands out the id of a new type whose record is filled in later
+// (set), so that cycles through it resolve to it.
+func (c *Converter) reserve() btf.TypeID {
+	c.pending = append(c.pending, btf.Type{})
+	c.added++
+	return c.first + btf.TypeID(len(c.pending)-1)
+}
+
+func (c *Converter) set(id btf.TypeID, t btf.Type) {
+	c.pending[id-c.first] = t
+	c.register(id, &c.pending[id-c.first], c.dst)
+}
+
+func (c *Converter) newType(t btf.Type) btf.TypeID {
+	id := c.reserve()
+	c.set(id, t)
+	return id
+}
+
+// TypeID returns the id of the BTF type equivalent to the DWARF type at
+// off, reserving new types for what the base chain lacks. Offset 0 is void.
+func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
+	return c.convert(off, 0)
+}
+
+const maxDepth = 256
+
+func (c *Converter) convert(off dwarf.Offset, depth int) (btf.TypeID, error) {
+	if off == 0 {
+		return 0, nil
+	}
+	if id, ok := c.cache[off]; ok {
+		return id, nil
+	}
+	if depth > maxDepth {
+		return 0, &Error{off, "type nesting too deep"}
+	}
+	d, err := c.die(off)
+	if err != nil {
+		return 0, err
+	}
+	id, err := c.convertDIE(d, depth)
+	if err != nil {
+		return 0, err
+	}
+	c.cache[off] = id
+	return id, nil
+}
+
+func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
+	switch d.tag {
+	case dwarf.TagBaseType:
+		k := btf.KindInt
+		if d.enc == encFloat {
+			k = btf.KindFloat
+		}
+		// pahole without the "float" feature writes floats as INTs
+		// without encoding: both stand for the DWARF float.
+		cands := c.named[nameKey{k, d.name}]
+		if k == btf.KindFloat {
+			cands = append(append([]btf.TypeID(nil), cands...), c.named[nameKey{btf.KindInt, d.name}]...)
+		}
+		for _, id := range cands {
+			if t, err := c.typeByID(id); err == nil && int64(t.SizeType) == d.size {
+				return id, nil
+			}
+		}
+		if d.size <= 0 || d.size > 16 {
+			return 0, &Error{d.off, fmt.Sprintf("base type %q has size %d", d.name, d.size)}
+		}
+		if k == btf.KindFloat {
+			return c.newType(btf.NewFloat(c.dst.AddString(d.name), uint32(d.size))), nil
+		}
+		var enc uint8
+		switch d.enc {
+		case encSigned:
+			enc = 1
+		case encSignedChar:
+			enc = 1 // like pahole; the kernel allows one encoding bit
+		case encBoolean:
+			enc = 4
+		}
+		return c.newType(btf.NewInt(c.dst.AddString(d.name), uint32(d.size), enc, 0, uint8(8*d.size))), nil
+
+	case dwarf.TagUnspecifiedType:
+		return 0, nil
+
+	case tagAtomic:
+		return c.convert(d.typ, depth+1)
+
+	case dwarf.TagPointerType, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagTypedef:
+		k := refKind(d.tag)
+		tgt, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		name := ""
+		if k == btf.KindTypedef {
+			name = d.name
+		}
+		if id, ok := c.refs[refKey{k, tgt, name}]; ok {
+			return id, nil
+		}
+		if k == btf.KindTypedef {
+			// A typedef of another copy of an equivalent type.
+			for id := range c.typedefCandidates(name) {
+				if c.equiv(d.off, id) {
+					return id, nil
+				}
+			}
+		}
+		var t btf.Type
+		switch k {
+		case btf.KindPtr:
+			t = btf.NewPtr(tgt)
+		case btf.KindConst:
+			t = btf.NewConst(tgt)
+		case btf.KindVolatile:
+			t = btf.NewVolatile(tgt)
+		case btf.KindRestrict:
+			t = btf.NewRestrict(tgt)
+		default:
+			t = btf.NewTypedef(c.dst.AddString(name), tgt)
+		}
+		return c.newType(t), nil
+
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
+		return c.convertStruct(d, depth)
+
+	case dwarf.TagEnumerationType:
+		return c.convertEnum(d)
+
+	case dwarf.TagArrayType:
+		elem, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		dims := d.dims()
+		if n := product(dims); len(dims) > 1 && n <= 1<<32-1 {
+			if id, ok := c.arrays[[2]uint32{uint32(elem), uint32(n)}]; ok {
+				return id, nil // pahole's flattened form
+			}
+		}
+		for i := len(dims) - 1; i >= 0; i-- {
+			if id, ok := c.arrays[[2]uint32{uint32(elem), dims[i]}]; ok {
+				elem = id
+				continue
+			}
+			elem = c.newType(btf.NewArray(elem, c.indexType(), dims[i]))
+		}
+		return elem, nil
+
+	case dwarf.TagSubroutineType:
+		ret, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		var params []btf.Param
+		for _, ch := range d.children {
+			switch ch.tag {
+			case dwarf.TagFormalParameter:
+				pt, err := c.convert(ch.typ, depth+1)
+				if err != nil {
+					return 0, err
+				}
+				params = append(params, btf.Param{Type: pt})
+			case dwarf.TagUnspecifiedParameters:
+				params = append(params, btf.Param{})
+			}
+		}
+		t := btf.NewFuncProto(ret, params)
+		if id, ok := c.protos[protoKey(&t)]; ok {
+			return id, nil
+		}
+		if id, ok := c.protos["named:"+protoKey(&t)]; ok {
+			return id, nil
+		}
+		return c.newType(t), nil
+	}
+	return 0, &Error{d.off, "unsupported DWARF tag " + d.tag.String()}
+}
+
+func (c *Converter) typedefCandidates(name string) map[btf.TypeID]bool {
+	// Typedefs are indexed by target; a miss means the target resolved
+	// to a different copy, which is rare: scan refs only for this name.
+	out := map[btf.TypeID]bool{}
+	for k, id := range c.refs {
+		if k.kind == btf.KindTypedef && k.name == name {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func refKind(tag dwarf.Tag) btf.Kind {
+	switch tag {
+	case dwarf.TagPointerType:
+		return btf.KindPtr
+	case dwarf.TagConstType:
+		return btf.KindConst
+	case dwarf.TagVolatileType:
+		return btf.KindVolatile
+	case dwarf.TagRestrictType:
+		return btf.KindRestrict
+	}
+	return btf.KindTypedef
+}
+
+func (c *Converter) indexType() btf.TypeID {
+	if c.index == 0 {
+		c.index = c.newType(btf.NewInt(c.dst.AddString("__ARRAY_SIZE_TYPE__"), 4, 0, 0, 32))
+	}
+	return c.index
+}
+
+func structKind(tag dwarf.Tag) btf.Kind {
+	if tag == dwarf.TagUnionType {
+		return btf.KindUnion
+	}
+	return btf.KindStruct
+}
+
+func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
+	k := structKind(d.tag)
+	union := k == btf.KindUnion
+	if d.decl {
+		for _, id := range c.named[nameKey{k, d.name}] {
+			return id, nil
+		}
+		for _, id := range c.named[nameKey{btf.KindFwd, d.name}] {
+			if t, err := c.typeByID(id); err == nil && t.KindFlag() == union {
+				return id, nil
+			}
+		}
+		return c.newType(btf.NewFwd(c.dst.AddString(d.name), union)), nil
+	}
+	var cands []btf.TypeID
+	if d.name != "" {
+		cands = c.named[nameKey{k, d.name}]
+	} else {
+		cands = c.anon[c.anonKey(k, uint32(d.size), len(d.members()), d.firstMemberName())]
+	}
+	for _, id := range cands {
+		if c.equiv(d.off, id) {
+			return id, nil
+		}
+	}
+	// New: reserve first, members may point back here.
+	id := c.reserve()
+	c.cache[d.off] = id
+	var ms []btf.Member
+	for _, m := range d.members() {
+		mt, err := c.convert(m.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		off := uint32(m.bitOff)
+		if m.bitSize != 0 {
+			off = uint32(m.bitSize)<<24 | uint32(m.bitOff)&0xffffff
+		}
+		ms = append(ms, btf.Member{NameOff: c.dst.AddString(m.name), Type: mt, Offset: off})
+	}
+	if d.size < 0 || d.size > 1<<32-1 {
+		return 0, &Error{d.off, "struct without a valid size"}
+	}
+	t := btf.NewStruct(c.dst.AddString(d.name), uint32(d.size), ms, union)
+	c.set(id, t)
+	return id, nil
+}
+
+func (c *Converter) convertEnum(d *die) (btf.TypeID, error) {
+	var cands []btf.TypeID
+	if d.name != "" {
+		cands = c.named[nameKey{btf.KindEnum, d.name}]
+	} else {
+		cands = c.anon[c.anonKey(btf.KindEnum, uint32(d.size), len(d.enumerators()), d.firstEnumName())]
+	}
+	for _, id := range cands {
+		if c.equiv(d.off, id) {
+			return id, nil
+		}
+	}
+	signed := false
+	if d.typ != 0 {
+		if u, err := c.die(d.typ); err == nil {
+			for u.tag == dwarf.TagTypedef || u.tag == dwarf.TagConstType {
+				if u, err = c.die(u.typ); err != nil || u == nil {
+					break
+				}
+			}
+			signed = u != nil && (u.enc == encSigned || u.enc == encSignedChar)
+		}
+	}
+	size := d.size
+	if size <= 0 {
+		size = 4
+	}
+	var vals []btf.EnumValue
+	for _, e := range d.enumerators() {
+		vals = append(vals, btf.EnumValue{NameOff: c.dst.AddString(e.name), Value: e.value})
+	}
+	return c.newType(btf.NewEnum(c.dst.AddString(d.name), uint32(size), vals, signed)), nil
+}
+
+// Resolved returns the number of distinct DWARF types converted so far.
+func (c *Converter) Resolved() int { return len(c.cache) }

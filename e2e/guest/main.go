@@ -1,0 +1,468 @@
+// Command e2e-guest runs inside the end-to-end test VM (see e2e/README.md).
+// It is static (CGO_ENABLED=0) and talks to tracefs directly so that every
+// kprobe definition gets its own write and its own errno.
+//
+//	e2e-guest probe FILE        write each kprobe_events line of FILE, report refusals
+//	e2e-guest check PROBES TRACE  compare fetched arguments with the printk reference
+//	e2e-guest judge [-batch N] SITES   ask the kernel to place a kprobe at every site
+//
+// Every result line starts with "E2E " so that the host can pick it out of
+// the serial console.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const tracing = "/sys/kernel/tracing"
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: e2e-guest probe|check|judge ...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "probe":
+		err = probeCmd(os.Args[2:])
+	case "check":
+		err = checkCmd(os.Args[2:])
+	case "judge":
+		err = judgeCmd(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Printf("E2E error %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// writeEvent appends one definition to kprobe_events; the kernel checks the
+// address when the probe is registered, so the errno is its verdict.
+func writeEvent(def string) error {
+	f, err := os.OpenFile(tracing+"/kprobe_events", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write([]byte(def + "\n"))
+	cerr := f.Close()
+	if werr != nil {
+		return werr
+	}
+	return cerr
+}
+
+func clearEvents() error {
+	f, err := os.OpenFile(tracing+"/kprobe_events", os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func errnoName(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		switch en {
+		case syscall.EILSEQ:
+			return "EILSEQ"
+		case syscall.EINVAL:
+			return "EINVAL"
+		case syscall.EBUSY:
+			return "EBUSY"
+		case syscall.ENOENT:
+			return "ENOENT"
+		case syscall.EEXIST:
+			return "EEXIST"
+		case syscall.ENOMEM:
+			return "ENOMEM"
+		case syscall.E2BIG:
+			return "E2BIG"
+		case syscall.EPERM:
+			return "EPERM"
+		case syscall.ENOSPC:
+			return "ENOSPC"
+		}
+		return fmt.Sprintf("errno%d", int(en))
+	}
+	return err.Error()
+}
+
+// lastErrorLog returns the reason of the last entry of tracefs error_log,
+// e.g. "Failed to register probe event".
+func lastErrorLog() string {
+	b, err := os.ReadFile(tracing + "/error_log")
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if j := strings.Index(l, "error: "); j >= 0 {
+			return strings.TrimSpace(l[j+len("error: "):])
+		}
+	}
+	return ""
+}
+
+func clearErrorLog() {
+	if f, err := os.OpenFile(tracing+"/error_log", os.O_WRONLY|os.O_TRUNC, 0); err == nil {
+		f.Close()
+	}
+}
+
+func readLines(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// probeCmd registers the kprobe definitions of the test module.
+func probeCmd(args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: probe FILE")
+	}
+	defs, err := readLines(args[0])
+	if err != nil {
+		return err
+	}
+	ok := 0
+	for _, d := range defs {
+		clearErrorLog()
+		if err := writeEvent(d); err != nil {
+			fmt.Printf("E2E refused %s: %s (%s)\n", d, errnoName(err), lastErrorLog())
+			continue
+		}
+		ok++
+		fmt.Printf("E2E probe %s\n", d)
+	}
+	fmt.Printf("E2E probes defined=%d registered=%d\n", len(defs), ok)
+	return nil
+}
+
+// probeDef is one parsed kprobe definition: p:GROUP/EVENT WHERE NAME=FETCH:TYPE...
+type probeDef struct {
+	event string
+	fn    string
+	types map[string]string
+}
+
+var eventSuffix = regexp.MustCompile(`_[0-9]+$`)
+
+func parseProbe(def string) (probeDef, error) {
+	fs := strings.Fields(def)
+	if len(fs) < 2 || !strings.HasPrefix(fs[0], "p:") {
+		return probeDef{}, fmt.Errorf("not a kprobe definition: %q", def)
+	}
+	ev := fs[0][2:]
+	if i := strings.IndexByte(ev, '/'); i >= 0 {
+		ev = ev[i+1:]
+	}
+	p := probeDef{event: ev, fn: eventSuffix.ReplaceAllString(ev, ""), types: map[string]string{}}
+	for _, a := range fs[2:] {
+		name, fetch, ok := strings.Cut(a, "=")
+		if !ok {
+			continue
+		}
+		typ := "x64"
+		if i := strings.LastIndexByte(fetch, ':'); i >= 0 {
+			typ = fetch[i+1:]
+		}
+		p.types[name] = typ
+	}
+	return p, nil
+}
+
+// typeWidth returns the bit width and signedness of a fetch type.
+func typeWidth(t string) (int, bool) {
+	if len(t) < 2 {
+		return 64, false
+	}
+	n, err := strconv.Atoi(t[1:])
+	if err != nil {
+		return 64, false
+	}
+	return n, t[0] == 's'
+}
+
+func parseTraceValue(s string, typ string) (uint64, error) {
+	_, signed := typeWidth(typ)
+	if strings.HasPrefix(s, "0x") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	if signed || strings.HasPrefix(s, "-") {
+		v, err := strconv.ParseInt(s, 10, 64)
+		return uint64(v), err
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+func mask(v uint64, bits int) uint64 {
+	if bits >= 64 {
+		return v
+	}
+	return v & (1<<uint(bits) - 1)
+}
+
+type kv struct {
+	key, val string
+	optional bool
+}
+
+// fields splits "k=v k=v" as printed by the module and by the trace.
+func fields(s string) []kv {
+	var out []kv
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		opt := strings.HasPrefix(k, "*")
+		out = append(out, kv{strings.TrimPrefix(k, "*"), v, opt})
+	}
+	return out
+}
+
+var (
+	// kprobe hit: "... 12.345678: btfi_add3_0: (btfi_call_regs2+0x17/0x4a [btfi_e2e]) a=0x5 b=..."
+	hitRE = regexp.MustCompile(`:\s+(\S+):\s+\(([^)]*)\)(.*)$`)
+	// printk reference via the printk:console event or dmesg.
+	refRE = regexp.MustCompile(`btfi: fn=(\S+)(.*)$`)
+)
+
+type hit struct {
+	probe probeDef
+	where string
+	args  []kv
+}
+
+// checkCmd pairs every kprobe hit of function F with the next reference
+// line of F in the same trace (printk:console events are interleaved with
+// the kprobe events in one ring buffer, in execution order).
+func checkCmd(args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: check PROBES TRACE")
+	}
+	defs, err := readLines(args[0])
+	if err != nil {
+		return err
+	}
+	probes := map[string]probeDef{}
+	for _, d := range defs {
+		p, err := parseProbe(d)
+		if err != nil {
+			return err
+		}
+		probes[p.event] = p
+	}
+	lines, err := readLines(args[1])
+	if err != nil {
+		return err
+	}
+	pending := map[string][]hit{}
+	hits := map[string]int{}
+	var checked, matched, unavailable, mismatched, unpaired int
+	for _, l := range lines {
+		if m := refRE.FindStringSubmatch(l); m != nil && strings.Contains(l, "console:") {
+			fn := m[1]
+			q := pending[fn]
+			if len(q) == 0 {
+				continue // a call at a site that was not probed
+			}
+			h := q[0]
+			pending[fn] = q[1:]
+			got := map[string]string{}
+			for _, a := range h.args {
+				got[a.key] = a.val
+			}
+			for _, r := range fields(m[2]) {
+				tv, fetched := got[r.key]
+				if !fetched {
+					if !r.optional {
+						unavailable++
+						fmt.Printf("E2E unavailable %s %s %s\n", h.probe.event, h.where, r.key)
+					}
+					continue
+				}
+				checked++
+				typ := h.probe.types[r.key]
+				bits, _ := typeWidth(typ)
+				want, err1 := strconv.ParseUint(strings.TrimPrefix(r.val, "0x"), 16, 64)
+				have, err2 := parseTraceValue(tv, typ)
+				if err1 == nil && err2 == nil && mask(want, bits) == mask(have, bits) {
+					matched++
+					fmt.Printf("E2E match %s %s %s=%s (%s)\n", h.probe.event, h.where, r.key, tv, typ)
+					continue
+				}
+				mismatched++
+				fmt.Printf("E2E MISMATCH %s %s %s: kprobe %s (%s), printk %s\n", h.probe.event, h.where, r.key, tv, typ, r.val)
+			}
+			continue
+		}
+		m := hitRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		p, ok := probes[m[1]]
+		if !ok {
+			continue
+		}
+		hits[p.event]++
+		pending[p.fn] = append(pending[p.fn], hit{p, m[2], fields(m[3])})
+	}
+	for fn, q := range pending {
+		unpaired += len(q)
+		for _, h := range q {
+			fmt.Printf("E2E UNPAIRED %s %s: kprobe hit without a printk reference of %s\n", h.probe.event, h.where, fn)
+		}
+	}
+	var events []string
+	for ev := range probes {
+		events = append(events, ev)
+	}
+	sort.Strings(events)
+	silent := 0
+	for _, ev := range events {
+		fmt.Printf("E2E hits %s %d\n", ev, hits[ev])
+		if hits[ev] == 0 {
+			silent++
+		}
+	}
+	fmt.Printf("E2E summary sites probed=%d, sites hit=%d, arguments checked=%d, matched=%d, mismatched=%d, unavailable=%d, unpaired=%d\n",
+		len(probes), len(probes)-silent, checked, matched, mismatched, unavailable, unpaired)
+	return nil
+}
+
+// judgeCmd places a kprobe at every site of a list (ADDR SECTION
+// CALLER+OFF FUNC, link-time addresses), in batches, and counts what the
+// kernel refuses and why. With KASLR the addresses are moved by the
+// difference between the running and the link-time _text.
+func judgeCmd(args []string) error {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	batch := fs.Int("batch", 256, "kprobes registered before the batch is removed")
+	linkText := fs.String("text", "ffffffff81000000", "link-time address of _text")
+	limit := fs.Int("limit", 0, "stop after this many sites (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: judge [-batch N] SITES")
+	}
+	lt, err := strconv.ParseUint(*linkText, 16, 64)
+	if err != nil {
+		return err
+	}
+	rt, err := kallsymsText()
+	if err != nil {
+		return err
+	}
+	lines, err := readLines(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *limit > 0 && len(lines) > *limit {
+		lines = lines[:*limit]
+	}
+	if err := clearEvents(); err != nil {
+		return err
+	}
+	start := time.Now()
+	reasons := map[string]int{}
+	bySection := map[string][2]int{}
+	examples := map[string]string{}
+	accepted, inBatch := 0, 0
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 4 {
+			return fmt.Errorf("bad site line %q", l)
+		}
+		a, err := strconv.ParseUint(f[0], 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad site line %q", l)
+		}
+		addr := a - lt + rt
+		clearErrorLog()
+		err = writeEvent(fmt.Sprintf("p:judge/s%d 0x%x", i, addr))
+		sec := bySection[f[1]]
+		if err == nil {
+			accepted++
+			inBatch++
+			sec[0]++
+		} else {
+			r := errnoName(err)
+			if log := lastErrorLog(); log != "" {
+				r += " (" + log + ")"
+			}
+			reasons[r]++
+			if _, ok := examples[r]; !ok {
+				examples[r] = fmt.Sprintf("%s %s %s", f[1], f[2], f[3])
+			}
+			sec[1]++
+		}
+		bySection[f[1]] = sec
+		if inBatch >= *batch {
+			if err := clearEvents(); err != nil {
+				return fmt.Errorf("removing a batch: %v", err)
+			}
+			inBatch = 0
+		}
+	}
+	if err := clearEvents(); err != nil {
+		return err
+	}
+	el := time.Since(start)
+	fmt.Printf("E2E judge sites=%d accepted=%d refused=%d seconds=%.1f\n", len(lines), accepted, len(lines)-accepted, el.Seconds())
+	var rs []string
+	for r := range reasons {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return reasons[rs[i]] > reasons[rs[j]] })
+	for _, r := range rs {
+		fmt.Printf("E2E judge refused %d: %s, e.g. %s\n", reasons[r], r, examples[r])
+	}
+	var secs []string
+	for s := range bySection {
+		secs = append(secs, s)
+	}
+	sort.Strings(secs)
+	for _, s := range secs {
+		fmt.Printf("E2E judge section %s accepted=%d refused=%d\n", s, bySection[s][0], bySection[s][1])
+	}
+	return nil
+}
+
+func kallsymsText() (uint64, error) {
+	f, err := os.Open("/proc/kallsyms")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 3 && fs[2] == "_text" {
+			return strconv.ParseUint(fs[0], 16, 64)
+		}
+	}
+	return 0, errors.New("_text not in /proc/kallsyms")
+}

@@ -1,0 +1,69 @@
+#!/bin/busybox sh
+# /init of the end-to-end test VM (built into the initramfs by e2e/run.sh).
+# Prints its results between E2E-BEGIN and E2E-END on the serial console
+# and powers the machine off; e2e/run.sh turns them into an exit code.
+export PATH=/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+T=/sys/kernel/tracing
+. /e2e/env
+. /e2e/btfinline.sh
+exec >/dev/console 2>&1
+echo "E2E-BEGIN"
+echo "E2E kernel $(uname -r) resolver=$E2E_RESOLVER"
+echo "E2E kaslr _text=$(grep ' _text$' /proc/kallsyms | cut -d' ' -f1)"
+t0=$(cut -d' ' -f1 /proc/uptime)
+
+# btfinline --running reads /sys/kernel/btf/*.inline: lay the encoded
+# files next to the kernel's own BTF on a tmpfs over /sys/kernel/btf.
+btf_overlay() {
+	mkdir -p /tmp/btf
+	cp /sys/kernel/btf/* /tmp/btf/
+	for f in /e2e/*.inline; do [ -f "$f" ] && cp "$f" /tmp/btf/; done
+	mount -t tmpfs btf /sys/kernel/btf
+	cp /tmp/btf/* /sys/kernel/btf/
+}
+
+echo 8192 >$T/buffer_size_kb
+echo >$T/trace
+echo 1 >$T/events/printk/console/enable
+
+# Sites in .init.text: defined before the module exists (MOD:SYM+OFF stays
+# pending until the module is loaded), so they fire during insmod.
+e2e-guest probe /e2e/init-probes.txt
+[ -d $T/events/inline ] && echo 1 >$T/events/inline/enable
+echo 1 >$T/tracing_on
+insmod /e2e/btfi_e2e.ko seed="$E2E_SEED" || echo "E2E error insmod failed"
+[ "$E2E_RESOLVER" = btfinline ] && btf_overlay
+
+cp /e2e/init-probes.txt /tmp/all-probes.txt
+: >/tmp/probes.txt
+if [ "$E2E_RESOLVER" = btfinline ]; then
+	for f in $E2E_FUNCS; do btfi_resolve "$f" btfi_e2e >>/tmp/probes.txt || echo "E2E error resolve $f"; done
+else
+	cp /e2e/probes.txt /tmp/probes.txt
+fi
+e2e-guest probe /tmp/probes.txt
+cat /tmp/probes.txt >>/tmp/all-probes.txt
+echo 1 >$T/events/inline/enable
+for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+echo 0 >$T/tracing_on
+cat $T/trace >/tmp/trace.txt
+echo "E2E trace lines $(wc -l </tmp/trace.txt)"
+e2e-guest check /tmp/all-probes.txt /tmp/trace.txt
+echo 0 >$T/events/inline/enable
+echo 0 >$T/events/printk/console/enable
+echo >$T/kprobe_events
+rmmod btfi_e2e
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "E2E module phase seconds $t0 $t1"
+
+# The kernel as judge of traceability.
+[ -s /e2e/sites.txt ] && e2e-guest judge -batch "$E2E_BATCH" /e2e/sites.txt
+echo "E2E-END"
+poweroff -f

@@ -1,0 +1,361 @@
+package inline
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"syscall"
+)
+
+// object is an opened ELF file with the DWARF sections this package
+// reads, relocated for ET_REL, plus the address tables that place a site:
+// executable sections and FUNC symbols.
+//
+// For ET_REL every section has sh_addr 0, so a bare address does not say
+// which section it is in. The reader therefore lays the SHF_ALLOC sections
+// out one after another, like a linker would, and applies the relocations
+// of the debug sections against that layout ("layout addresses"): every
+// address in the relocated DWARF is then unique, and a Site is converted
+// back to its section and section offset at the end.
+type object struct {
+	f       *elf.File
+	order   binary.ByteOrder
+	rel     bool // ET_REL
+	mmapped []byte // the file mapping, unmapped by close
+	data    []byte // the whole file when in memory (mapped or given)
+	base    []uint64 // layout address of each section (ET_REL), else sh_addr
+	secs    []secRange
+	funcs   []funcSym
+	debug   map[string][]byte // ".debug_info" -> relocated contents
+	relWarn int               // relocations skipped (unknown type)
+}
+
+type secRange struct {
+	lo, hi uint64
+	name   string
+	addr   uint64 // sh_addr
+}
+
+type funcSym struct {
+	addr, size uint64
+	name       string
+	global     bool
+}
+
+// debugSections are the DWARF sections the reader uses.
+var debugSections = []string{
+	".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".debug_line_str",
+	".debug_ranges", ".debug_rnglists", ".debug_loc", ".debug_loclists",
+	".debug_addr", ".debug_str_offsets",
+}
+
+func openObject(path string) (*object, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	o := &object{}
+	var ra io.ReaderAt = fh
+	if st.Size() > 0 && st.Size() == int64(int(st.Size())) {
+		// Map the file: the big debug sections are then read in place
+		// instead of copied, and only the pages we touch are resident.
+		if m, err := syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE); err == nil {
+			o.mmapped, o.data = m, m
+			ra = bytesReaderAt(m)
+		}
+	}
+	f, err := elf.NewFile(ra)
+	if err != nil {
+		o.close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	o.f = f
+	if err := o.load(st.Size()); err != nil {
+		o.close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return o, nil
+}
+
+type bytesReaderAt []byte
+
+func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (o *object) close() {
+	if o.mmapped != nil {
+		syscall.Munmap(o.mmapped)
+		o.mmapped, o.data = nil, nil
+	}
+}
+
+// openObjectBytes is openObject for an ELF file held in memory.
+func openObjectBytes(b []byte) (*object, error) {
+	o := &object{data: b}
+	f, err := elf.NewFile(bytesReaderAt(b))
+	if err != nil {
+		return nil, err
+	}
+	o.f = f
+	if err := o.load(int64(len(b))); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// sectionBytes returns a section's contents: a slice of the mapping when
+// possible (uncompressed, in bounds), else a decompressed copy.
+func (o *object) sectionBytes(s *elf.Section, fileSize int64) ([]byte, error) {
+	if s.Type == elf.SHT_NOBITS {
+		return nil, nil
+	}
+	if s.Offset > uint64(fileSize) || s.FileSize > uint64(fileSize)-s.Offset {
+		return nil, &FormatError{s.Name, 0, fmt.Sprintf("section data [0x%x, +0x%x) past end of file", s.Offset, s.FileSize)}
+	}
+	if o.data != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
+		return o.data[s.Offset : s.Offset+s.FileSize : s.Offset+s.FileSize], nil
+	}
+	b, err := s.Data()
+	if err != nil {
+		return nil, &FormatError{s.Name, 0, err.Error()}
+	}
+	return b, nil
+}
+
+func (o *object) load(fileSize int64) error {
+	f := o.f
+	o.order = f.ByteOrder
+	o.rel = f.Type == elf.ET_REL
+	o.base = make([]uint64, len(f.Sections))
+	if o.rel {
+		next := uint64(0x10000)
+		for i, s := range f.Sections {
+			if s.Flags&elf.SHF_ALLOC == 0 {
+				continue
+			}
+			if a := s.Addralign; a > 1 && a&(a-1) == 0 {
+				next = (next + a - 1) &^ (a - 1)
+			}
+			o.base[i] = next
+			next += s.Size
+		}
+	} else {
+		for i, s := range f.Sections {
+			o.base[i] = s.Addr
+		}
+	}
+	for i, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0 {
+			o.secs = append(o.secs, secRange{lo: o.base[i], hi: o.base[i] + s.Size, name: s.Name, addr: s.Addr})
+		}
+	}
+	sort.Slice(o.secs, func(i, j int) bool { return o.secs[i].lo < o.secs[j].lo })
+
+	syms, err := f.Symbols()
+	if err != nil && err != elf.ErrNoSymbols {
+		return err
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || int(s.Section) >= len(f.Sections) {
+			continue
+		}
+		addr := s.Value
+		if o.rel {
+			addr += o.base[s.Section]
+		}
+		o.funcs = append(o.funcs, funcSym{addr: addr, size: s.Size, name: s.Name, global: elf.ST_BIND(s.Info) != elf.STB_LOCAL})
+	}
+	sort.Slice(o.funcs, func(i, j int) bool {
+		a, b := &o.funcs[i], &o.funcs[j]
+		if a.addr != b.addr {
+			return a.addr < b.addr
+		}
+		if a.global != b.global {
+			return a.global
+		}
+		if a.size != b.size {
+			return a.size > b.size
+		}
+		return a.name < b.name
+	})
+
+	o.debug = make(map[string][]byte)
+	want := make(map[string]bool)
+	for _, n := range debugSections {
+		want[n] = true
+	}
+	for i, s := range f.Sections {
+		if !want[s.Name] || o.debug[s.Name] != nil {
+			continue
+		}
+		b, err := o.sectionBytes(s, fileSize)
+		if err != nil {
+			return err
+		}
+		if o.rel {
+			b, err = o.relocate(i, b, syms, fileSize)
+			if err != nil {
+				return err
+			}
+		}
+		o.debug[s.Name] = b
+	}
+	return nil
+}
+
+// relocate applies the RELA sections that target section idx to a copy of
+// its contents, against the layout addresses of o.base.
+func (o *object) relocate(idx int, data []byte, syms []elf.Symbol, fileSize int64) ([]byte, error) {
+	var out []byte
+	for _, rs := range o.f.Sections {
+		if rs.Info != uint32(idx) || (rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL) {
+			continue
+		}
+		if rs.Type == elf.SHT_REL {
+			return nil, &FormatError{rs.Name, 0, "SHT_REL relocations are not supported"}
+		}
+		rels, err := o.sectionBytes(rs, fileSize)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = append([]byte(nil), data...)
+		}
+		if err := o.applyRela(rs.Name, out, rels, syms); err != nil {
+			return nil, err
+		}
+	}
+	if out == nil {
+		return data, nil
+	}
+	return out, nil
+}
+
+func (o *object) applyRela(name string, dst, rels []byte, syms []elf.Symbol) error {
+	const entSize = 24
+	if o.f.Class != elf.ELFCLASS64 {
+		return &FormatError{name, 0, "relocations of 32-bit ELF are not supported"}
+	}
+	if len(rels)%entSize != 0 {
+		return &FormatError{name, 0, fmt.Sprintf("size %d is not a multiple of %d", len(rels), entSize)}
+	}
+	bo := o.order
+	for off := 0; off < len(rels); off += entSize {
+		r := rels[off : off+entSize]
+		where := bo.Uint64(r[0:8])
+		info := bo.Uint64(r[8:16])
+		addend := int64(bo.Uint64(r[16:24]))
+		symIdx, typ := info>>32, uint32(info)
+		var sval uint64
+		if symIdx != 0 {
+			if symIdx > uint64(len(syms)) {
+				return &FormatError{name, int64(off), fmt.Sprintf("symbol index %d out of range", symIdx)}
+			}
+			s := &syms[symIdx-1]
+			sval = s.Value
+			if s.Section != elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.base) {
+				sval += o.base[s.Section]
+			}
+		}
+		val := sval + uint64(addend)
+		var size int
+		switch o.f.Machine {
+		case elf.EM_X86_64:
+			switch elf.R_X86_64(typ) {
+			case elf.R_X86_64_NONE:
+				continue
+			case elf.R_X86_64_64, elf.R_X86_64_DTPOFF64:
+				size = 8
+			case elf.R_X86_64_32, elf.R_X86_64_32S, elf.R_X86_64_DTPOFF32:
+				size = 4
+			case elf.R_X86_64_PC32:
+				size = 4
+				val -= where
+			default:
+				o.relWarn++
+				continue
+			}
+		case elf.EM_AARCH64:
+			switch elf.R_AARCH64(typ) {
+			case elf.R_AARCH64_NONE:
+				continue
+			case elf.R_AARCH64_ABS64:
+				size = 8
+			case elf.R_AARCH64_ABS32:
+				size = 4
+			case elf.R_AARCH64_PREL32:
+				size = 4
+				val -= where
+			default:
+				o.relWarn++
+				continue
+			}
+		default:
+			return &FormatError{name, 0, "relocations for " + o.f.Machine.String() + " are not supported"}
+		}
+		if where > uint64(len(dst)) || uint64(size) > uint64(len(dst))-where {
+			return &FormatError{name, int64(off), fmt.Sprintf("relocation offset 0x%x past end of target section", where)}
+		}
+		if size == 8 {
+			bo.PutUint64(dst[where:], val)
+		} else {
+			bo.PutUint32(dst[where:], uint32(val))
+		}
+	}
+	return nil
+}
+
+// section returns the executable section holding addr.
+func (o *object) section(addr uint64) *secRange {
+	i := sort.Search(len(o.secs), func(i int) bool { return o.secs[i].hi > addr })
+	if i < len(o.secs) && o.secs[i].lo <= addr {
+		return &o.secs[i]
+	}
+	return nil
+}
+
+// caller returns the FUNC symbol containing addr: the nearest at or below
+// it whose size covers it (a zero-size symbol only covers its address).
+func (o *object) caller(addr uint64) *funcSym {
+	i := sort.Search(len(o.funcs), func(i int) bool { return o.funcs[i].addr > addr })
+	// Walk back over symbols at lower addresses: a small symbol right
+	// below addr must not hide a larger one that contains it.
+	for j := i - 1; j >= 0 && i-j <= 64; j-- {
+		s := &o.funcs[j]
+		if addr < s.addr+s.size || addr == s.addr {
+			// Prefer the first (preferred alias) of symbols at that address.
+			for j > 0 && o.funcs[j-1].addr == s.addr && (addr < o.funcs[j-1].addr+o.funcs[j-1].size || addr == s.addr) {
+				j--
+				s = &o.funcs[j]
+			}
+			return s
+		}
+	}
+	return nil
+}
+
+// allocSection returns the SHF_ALLOC section holding a layout address.
+func (o *object) allocSection(addr uint64) *secRange {
+	for i, s := range o.f.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && o.base[i] <= addr && addr < o.base[i]+s.Size {
+			return &secRange{lo: o.base[i], hi: o.base[i] + s.Size, name: s.Name, addr: s.Addr}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,546 @@
+package inline
+
+import "encoding/binary"
+
+// Reasons a location cannot be expressed as a LOC_PARAM. They are stable
+// strings: --stats counts parameters by them.
+const (
+	ReasonEntryValue       = "entry_value away from function entry"
+	ReasonEntryValueExpr   = "entry_value of an expression"
+	ReasonParameterRef     = "GNU_parameter_ref"
+	ReasonImplicitPointer  = "implicit_pointer"
+	ReasonArithmetic       = "multi-op arithmetic"
+	ReasonDoubleDeref      = "double dereference"
+	ReasonAbsMemory        = "memory at absolute address"
+	ReasonPieceMemory      = "piece of memory"
+	ReasonPieceConst       = "piece of constant"
+	ReasonPiecePartial     = "partially optimized out"
+	ReasonPieceMany        = "more than two pieces"
+	ReasonBitPiece         = "bit_piece"
+	ReasonTLS              = "TLS address"
+	ReasonCFA              = "call_frame_cfa"
+	ReasonTyped            = "typed conversion"
+	ReasonControlFlow      = "control flow"
+	ReasonCall             = "DWARF procedure call"
+	ReasonLargeConst       = "constant wider than 8 bytes"
+	ReasonVariableValue    = "GNU_variable_value"
+	ReasonObjectAddress    = "push_object_address"
+	ReasonUnresolvedIndex  = "unresolvable addrx/constx"
+	ReasonMalformed        = "malformed expression"
+	ReasonMalformedLocList = "malformed location list"
+	ReasonTooLarge         = "value wider than 16 bytes"
+)
+
+type svKind uint8
+
+const (
+	svConst svKind = iota // the constant val
+	svReg                 // contents of reg, plus off
+	svMem                 // the size-byte value loaded from reg+off
+	svAddr                // the link-time address val
+)
+
+type sval struct {
+	kind svKind
+	reg  uint32
+	off  int64
+	val  uint64
+	size uint8
+}
+
+// evalEnv is what classifying an expression needs besides the bytes.
+type evalEnv struct {
+	f       ExprFormat
+	atEntry bool  // the site is at the first instruction of its caller
+	size    uint8 // byte size of the parameter's type, 0 if unknown
+	// addrx resolves a .debug_addr index (DW_OP_addrx, DW_OP_constx).
+	addrx func(idx uint64) (uint64, bool)
+}
+
+type piece struct {
+	loc  Location
+	size uint64
+	ok   bool // loc is set (false: this part is optimized out)
+}
+
+// classify turns a decoded expression into a Location at the site.
+func classify(ins []Instr, env *evalEnv) Location {
+	var pieces []piece
+	st := exprState{}
+	for i := range ins {
+		in := &ins[i]
+		if in.Op == OpPiece {
+			l, ok := st.finish(env)
+			if ok && l.Kind == LocUnavailable {
+				return l
+			}
+			pieces = append(pieces, piece{loc: l, size: in.A, ok: ok})
+			st = exprState{}
+			continue
+		}
+		if in.Op == OpBitPiece {
+			return unavailable(ReasonBitPiece)
+		}
+		if r := st.step(in, env); r != "" {
+			return unavailable(r)
+		}
+	}
+	if len(pieces) == 0 {
+		l, ok := st.finish(env)
+		if !ok {
+			return Location{} // empty expression: optimized out
+		}
+		if l.Kind != LocUnavailable && l.Size == 0 {
+			l.Size = env.size
+		}
+		return l
+	}
+	if !st.empty() {
+		return unavailable(ReasonMalformed)
+	}
+	return combinePieces(pieces, env)
+}
+
+func unavailable(reason string) Location {
+	return Location{Kind: LocUnavailable, Reason: reason}
+}
+
+func combinePieces(ps []piece, env *evalEnv) Location {
+	var total uint64
+	for _, p := range ps {
+		total += p.size
+	}
+	for _, p := range ps {
+		if !p.ok {
+			return unavailable(ReasonPiecePartial)
+		}
+	}
+	if len(ps) == 1 {
+		l := ps[0].loc
+		if l.Kind == LocMem || l.Kind == LocConst || l.Kind == LocAddr || total > 8 {
+			// A lone piece of memory or a constant narrower than the
+			// object is still the whole value when it covers it.
+			if total > 16 {
+				return unavailable(ReasonTooLarge)
+			}
+		}
+		l.Size = uint8(min(total, 16))
+		return l
+	}
+	if len(ps) > 2 {
+		return unavailable(ReasonPieceMany)
+	}
+	a, b := ps[0].loc, ps[1].loc
+	if a.Kind == LocReg && b.Kind == LocReg {
+		if total > 16 {
+			return unavailable(ReasonTooLarge)
+		}
+		return Location{Kind: LocRegPair, Reg: a.Reg, Reg2: b.Reg, Size: uint8(total)}
+	}
+	if a.Kind == LocMem || b.Kind == LocMem {
+		return unavailable(ReasonPieceMemory)
+	}
+	return unavailable(ReasonPieceConst)
+}
+
+type exprState struct {
+	stack    []sval
+	reg      bool // a register location (DW_OP_reg*)
+	regNum   uint32
+	implicit *Location
+	value    bool // DW_OP_stack_value seen
+}
+
+func (s *exprState) empty() bool {
+	return len(s.stack) == 0 && !s.reg && s.implicit == nil
+}
+
+func (s *exprState) push(v sval) { s.stack = append(s.stack, v) }
+
+func (s *exprState) pop() (sval, bool) {
+	if len(s.stack) == 0 {
+		return sval{}, false
+	}
+	v := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	return v, true
+}
+
+// step applies one operation; it returns a reason when the expression
+// cannot be represented.
+func (s *exprState) step(in *Instr, env *evalEnv) string {
+	if s.reg || s.implicit != nil || s.value {
+		// Only DW_OP_piece may follow a register location, an implicit
+		// value or DW_OP_stack_value.
+		if in.Op == OpNop || in.Op == OpGNUUninit {
+			return ""
+		}
+		return ReasonMalformed
+	}
+	op := in.Op
+	switch {
+	case op >= OpLit0 && op <= OpLit31:
+		s.push(sval{kind: svConst, val: uint64(op - OpLit0)})
+		return ""
+	case op >= OpReg0 && op <= OpReg31:
+		return s.setReg(uint32(op-OpReg0), env)
+	case op >= OpBreg0 && op <= OpBreg31:
+		s.push(sval{kind: svReg, reg: uint32(op - OpBreg0), off: int64(in.A)})
+		return ""
+	}
+	switch op {
+	case OpRegx:
+		if in.A > 0xfffffffe {
+			return ReasonMalformed
+		}
+		return s.setReg(uint32(in.A), env)
+	case OpBregx:
+		if in.A > 0xfffffffe {
+			return ReasonMalformed
+		}
+		s.push(sval{kind: svReg, reg: uint32(in.A), off: int64(in.B)})
+	case OpRegvalType, OpGNURegvalType:
+		if in.A > 0xfffffffe {
+			return ReasonMalformed
+		}
+		s.push(sval{kind: svReg, reg: uint32(in.A)})
+	case OpFbreg:
+		s.push(sval{kind: svReg, reg: FBReg, off: int64(in.A)})
+	case OpAddr, OpGNUEncodedAddr:
+		s.push(sval{kind: svAddr, val: in.A})
+	case OpConst1u, OpConst1s, OpConst2u, OpConst2s, OpConst4u, OpConst4s,
+		OpConst8u, OpConst8s, OpConstu, OpConsts:
+		s.push(sval{kind: svConst, val: in.A})
+	case OpAddrx, OpConstx, OpGNUAddrIndex, OpGNUConstIndex:
+		if env.addrx == nil {
+			return ReasonUnresolvedIndex
+		}
+		v, ok := env.addrx(in.A)
+		if !ok {
+			return ReasonUnresolvedIndex
+		}
+		k := svAddr
+		if op == OpConstx || op == OpGNUConstIndex {
+			k = svConst
+		}
+		s.push(sval{kind: k, val: v})
+	case OpConstType, OpGNUConstType:
+		if len(in.Block) > 8 {
+			return ReasonLargeConst
+		}
+		s.push(sval{kind: svConst, val: bytesValue(in.Block, env.f.Order)})
+	case OpStackValue:
+		if len(s.stack) == 0 {
+			return ReasonMalformed
+		}
+		s.value = true
+	case OpImplicitValue:
+		if len(s.stack) != 0 {
+			return ReasonMalformed
+		}
+		if len(in.Block) > 8 {
+			return ReasonLargeConst
+		}
+		s.implicit = &Location{Kind: LocConst, Value: bytesValue(in.Block, env.f.Order), Size: uint8(len(in.Block))}
+	case OpEntryValue, OpGNUEntryValue:
+		inner, err := DecodeExpr(in.Block, env.f, "", 0)
+		if err != nil || len(inner) != 1 {
+			if err != nil {
+				return ReasonMalformed
+			}
+			return ReasonEntryValueExpr
+		}
+		var reg uint32
+		switch iop := inner[0].Op; {
+		case iop >= OpReg0 && iop <= OpReg31:
+			reg = uint32(iop - OpReg0)
+		case iop == OpRegx && inner[0].A <= 0xfffffffe:
+			reg = uint32(inner[0].A)
+		default:
+			return ReasonEntryValueExpr
+		}
+		// The value the register had when the out-of-line caller was
+		// entered. A probe reads the current register, which is that
+		// value only at the caller's first instruction.
+		if !env.atEntry {
+			return ReasonEntryValue
+		}
+		s.push(sval{kind: svReg, reg: reg})
+	case OpDeref, OpDerefSize, OpDerefType, OpGNUDerefType:
+		size := uint8(env.f.AddrSize)
+		if op != OpDeref {
+			size = uint8(in.A)
+		}
+		v, ok := s.pop()
+		if !ok {
+			return ReasonMalformed
+		}
+		switch v.kind {
+		case svReg:
+			s.push(sval{kind: svMem, reg: v.reg, off: v.off, size: size})
+		case svMem:
+			return ReasonDoubleDeref
+		default:
+			return ReasonAbsMemory
+		}
+	case OpPlusUconst:
+		v, ok := s.pop()
+		if !ok {
+			return ReasonMalformed
+		}
+		r := addConst(v, in.A)
+		if r == nil {
+			return ReasonArithmetic
+		}
+		s.push(*r)
+	case OpPlus:
+		b, ok1 := s.pop()
+		a, ok2 := s.pop()
+		if !ok1 || !ok2 {
+			return ReasonMalformed
+		}
+		var r *sval
+		switch {
+		case b.kind == svConst:
+			r = addConst(a, b.val)
+		case a.kind == svConst:
+			r = addConst(b, a.val)
+		}
+		if r == nil {
+			return ReasonArithmetic
+		}
+		s.push(*r)
+	case OpMinus:
+		b, ok1 := s.pop()
+		a, ok2 := s.pop()
+		if !ok1 || !ok2 {
+			return ReasonMalformed
+		}
+		if b.kind != svConst {
+			return ReasonArithmetic
+		}
+		r := addConst(a, -b.val)
+		if r == nil {
+			return ReasonArithmetic
+		}
+		s.push(*r)
+	case OpNeg, OpNot, OpAbs:
+		v, ok := s.pop()
+		if !ok {
+			return ReasonMalformed
+		}
+		if v.kind != svConst {
+			return ReasonArithmetic
+		}
+		switch op {
+		case OpNeg:
+			v.val = -v.val
+		case OpNot:
+			v.val = ^v.val
+		case OpAbs:
+			if int64(v.val) < 0 {
+				v.val = -v.val
+			}
+		}
+		s.push(v)
+	case OpAnd, OpOr, OpXor, OpMul, OpDiv, OpMod, OpShl, OpShr, OpShra,
+		OpEq, OpGe, OpGt, OpLe, OpLt, OpNe:
+		b, ok1 := s.pop()
+		a, ok2 := s.pop()
+		if !ok1 || !ok2 {
+			return ReasonMalformed
+		}
+		if a.kind != svConst || b.kind != svConst {
+			return ReasonArithmetic
+		}
+		v, ok := foldBinary(op, a.val, b.val)
+		if !ok {
+			return ReasonArithmetic
+		}
+		s.push(sval{kind: svConst, val: v})
+	case OpDup:
+		if len(s.stack) == 0 {
+			return ReasonMalformed
+		}
+		s.push(s.stack[len(s.stack)-1])
+	case OpDrop:
+		if _, ok := s.pop(); !ok {
+			return ReasonMalformed
+		}
+	case OpOver, OpPick:
+		n := uint64(1)
+		if op == OpPick {
+			n = in.A
+		}
+		if n >= uint64(len(s.stack)) {
+			return ReasonMalformed
+		}
+		s.push(s.stack[len(s.stack)-1-int(n)])
+	case OpSwap:
+		if len(s.stack) < 2 {
+			return ReasonMalformed
+		}
+		n := len(s.stack)
+		s.stack[n-1], s.stack[n-2] = s.stack[n-2], s.stack[n-1]
+	case OpRot:
+		if len(s.stack) < 3 {
+			return ReasonMalformed
+		}
+		n := len(s.stack)
+		s.stack[n-1], s.stack[n-2], s.stack[n-3] = s.stack[n-2], s.stack[n-3], s.stack[n-1]
+	case OpNop, OpGNUUninit:
+	case OpSkip, OpBra:
+		return ReasonControlFlow
+	case OpCall2, OpCall4, OpCallRef:
+		return ReasonCall
+	case OpFormTLSAddress, OpGNUPushTLSAddress:
+		return ReasonTLS
+	case OpCallFrameCFA:
+		return ReasonCFA
+	case OpConvert, OpReinterpret, OpGNUConvert, OpGNUReinterpret:
+		return ReasonTyped
+	case OpImplicitPointer, OpGNUImplicitPointer:
+		return ReasonImplicitPointer
+	case OpGNUParameterRef:
+		return ReasonParameterRef
+	case OpGNUVariableValue:
+		return ReasonVariableValue
+	case OpPushObjectAddress:
+		return ReasonObjectAddress
+	case OpXderef, OpXderefSize, OpXderefType:
+		return ReasonAbsMemory
+	default:
+		return ReasonMalformed
+	}
+	return ""
+}
+
+func (s *exprState) setReg(r uint32, env *evalEnv) string {
+	if len(s.stack) != 0 {
+		return ReasonMalformed
+	}
+	s.reg, s.regNum = true, r
+	return ""
+}
+
+// finish turns the state into a Location; ok is false for an empty
+// description (the object, or this piece of it, is optimized out).
+func (s *exprState) finish(env *evalEnv) (Location, bool) {
+	switch {
+	case s.reg:
+		return Location{Kind: LocReg, Reg: s.regNum}, true
+	case s.implicit != nil:
+		return *s.implicit, true
+	case len(s.stack) == 0:
+		return Location{}, false
+	}
+	top := s.stack[len(s.stack)-1]
+	if s.value {
+		switch top.kind {
+		case svConst:
+			return Location{Kind: LocConst, Value: top.val}, true
+		case svAddr:
+			return Location{Kind: LocAddr, Value: top.val}, true
+		case svReg:
+			if top.off == 0 && top.reg != FBReg {
+				return Location{Kind: LocReg, Reg: top.reg}, true
+			}
+			return Location{Kind: LocRegOffset, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
+		case svMem:
+			return Location{Kind: LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0, Size: top.size}, true
+		}
+	}
+	// A memory location description: the top of the stack is the
+	// address of the object.
+	switch top.kind {
+	case svReg:
+		return Location{Kind: LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
+	case svMem:
+		return unavailable(ReasonDoubleDeref), true
+	default:
+		return unavailable(ReasonAbsMemory), true
+	}
+}
+
+func addConst(v sval, c uint64) *sval {
+	switch v.kind {
+	case svConst, svAddr:
+		v.val += c
+	case svReg:
+		v.off += int64(c)
+	default:
+		return nil
+	}
+	return &v
+}
+
+func foldBinary(op Op, a, b uint64) (uint64, bool) {
+	bool2 := func(x bool) uint64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	switch op {
+	case OpAnd:
+		return a & b, true
+	case OpOr:
+		return a | b, true
+	case OpXor:
+		return a ^ b, true
+	case OpMul:
+		return a * b, true
+	case OpDiv:
+		if b == 0 || (int64(a) == -1<<63 && int64(b) == -1) {
+			return 0, false
+		}
+		return uint64(int64(a) / int64(b)), true
+	case OpMod:
+		if b == 0 {
+			return 0, false
+		}
+		return a % b, true
+	case OpShl:
+		if b >= 64 {
+			return 0, true
+		}
+		return a << b, true
+	case OpShr:
+		if b >= 64 {
+			return 0, true
+		}
+		return a >> b, true
+	case OpShra:
+		if b >= 64 {
+			b = 63
+		}
+		return uint64(int64(a) >> b), true
+	case OpEq:
+		return bool2(int64(a) == int64(b)), true
+	case OpGe:
+		return bool2(int64(a) >= int64(b)), true
+	case OpGt:
+		return bool2(int64(a) > int64(b)), true
+	case OpLe:
+		return bool2(int64(a) <= int64(b)), true
+	case OpLt:
+		return bool2(int64(a) < int64(b)), true
+	case OpNe:
+		return bool2(int64(a) != int64(b)), true
+	}
+	return 0, false
+}
+
+func bytesValue(b []byte, order binary.ByteOrder) uint64 {
+	var v uint64
+	if order == binary.BigEndian {
+		for _, x := range b {
+			v = v<<8 | uint64(x)
+		}
+		return v
+	}
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}

@@ -1,0 +1,371 @@
+package inline
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixtures are the checked-in objects of ../testdata/inline (see its
+// Makefile).
+var fixtures = []string{
+	"sites-x86_64", "sites-x86_64-dwarf4", "sites-x86_64.o", "sites-aarch64", "sites-aarch64.o",
+}
+
+func readFixture(t testing.TB, name string, opt Options) *Result {
+	t.Helper()
+	res, err := ReadFile(filepath.Join(fixtureDir, name), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Warnings != 0 {
+		t.Errorf("%s: %d warnings: %q", name, res.Stats.Warnings, res.Warnings)
+	}
+	return res
+}
+
+// dwarfdumpCounts counts DW_TAG_inlined_subroutine entries and the
+// DW_TAG_formal_parameter entries directly under them in llvm-dwarfdump's
+// --debug-info output (nesting from the indentation).
+func dwarfdumpCounts(t testing.TB, path string) (inl, params int) {
+	t.Helper()
+	tool := testutil.SystemTool(t, "llvm-dwarfdump")
+	cmd := exec.Command(tool, "--debug-info", path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	type lvl struct {
+		indent int
+		inl    bool
+	}
+	var stack []lvl
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "0x") {
+			continue
+		}
+		i := strings.IndexByte(line, ':')
+		if i < 0 {
+			continue
+		}
+		rest := line[i+1:]
+		body := strings.TrimLeft(rest, " ")
+		indent := len(rest) - len(body)
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			stack = stack[:len(stack)-1]
+		}
+		switch {
+		case strings.HasPrefix(body, "DW_TAG_inlined_subroutine"):
+			inl++
+		case strings.HasPrefix(body, "DW_TAG_formal_parameter"):
+			if len(stack) > 0 && stack[len(stack)-1].inl {
+				params++
+			}
+		}
+		if body != "NULL" {
+			stack = append(stack, lvl{indent, strings.HasPrefix(body, "DW_TAG_inlined_subroutine")})
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return inl, params
+}
+
+func TestFixtureCounts(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			res := readFixture(t, name, Options{})
+			inl, params := dwarfdumpCounts(t, filepath.Join(fixtureDir, name))
+			if inl == 0 {
+				t.Fatal("llvm-dwarfdump shows no inlined subroutines")
+			}
+			if res.Stats.Entries != inl || res.Stats.ParamEntries != params {
+				t.Errorf("read %d inlined subroutines / %d parameters, llvm-dwarfdump %d / %d",
+					res.Stats.Entries, res.Stats.ParamEntries, inl, params)
+			}
+			if res.Stats.Sites+res.Stats.NoAddress != inl {
+				t.Errorf("%d sites + %d without address != %d entries", res.Stats.Sites, res.Stats.NoAddress, inl)
+			}
+		})
+	}
+}
+
+// expectation is what an EXPECT comment says one parameter holds.
+type expectation struct {
+	lo, hi uint64 // hi for 16-byte values (lo:hi)
+	pair   bool
+	sym    string // &sym[+off]
+	symOff uint64
+}
+
+var expectRE = regexp.MustCompile(`//\s*EXPECT\s+(.*)$`)
+
+// readExpectations parses the EXPECT comments of the fixture sources:
+// file base name -> call line -> parameter -> value.
+func readExpectations(t testing.TB) map[string]map[int]map[string]expectation {
+	t.Helper()
+	all := make(map[string]map[int]map[string]expectation)
+	for _, src := range []string{"sites.c", "extra.c"} {
+		b, err := os.ReadFile(filepath.Join(fixtureDir, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := make(map[int]map[string]expectation)
+		for i, line := range strings.Split(string(b), "\n") {
+			sm := expectRE.FindStringSubmatch(line)
+			if sm == nil {
+				continue
+			}
+			ps := make(map[string]expectation)
+			for _, kv := range strings.Fields(sm[1]) {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					t.Fatalf("%s:%d: bad EXPECT %q", src, i+1, kv)
+				}
+				var e expectation
+				switch {
+				case strings.HasPrefix(v, "&"):
+					sym, off, _ := strings.Cut(v[1:], "+")
+					e.sym = sym
+					if off != "" {
+						e.symOff, err = strconv.ParseUint(off, 0, 64)
+					}
+				case strings.Contains(v, ":"):
+					a, b, _ := strings.Cut(v, ":")
+					var x, y int64
+					x, err = strconv.ParseInt(a, 0, 64)
+					if err == nil {
+						y, err = strconv.ParseInt(b, 0, 64)
+					}
+					e.lo, e.hi, e.pair = uint64(x), uint64(y), true
+				default:
+					var x int64
+					x, err = strconv.ParseInt(v, 0, 64)
+					e.lo = uint64(x)
+				}
+				if err != nil {
+					t.Fatalf("%s:%d: bad EXPECT value %q: %v", src, i+1, kv, err)
+				}
+				ps[k] = e
+			}
+			m[i+1] = ps
+		}
+		all[src] = m
+	}
+	return all
+}
+
+func expectFor(exp map[string]map[int]map[string]expectation, s *Site) map[string]expectation {
+	return exp[filepath.Base(s.CallFile)][s.CallLine]
+}
+
+// symbolValue resolves a fixture symbol; for ET_REL objects it returns
+// the section-relative value and the section name.
+func symbolValue(t testing.TB, f *elf.File, name string) (uint64, string) {
+	t.Helper()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name == name && s.Section != elf.SHN_UNDEF && int(s.Section) < len(f.Sections) {
+			return s.Value, f.Sections[s.Section].Name
+		}
+	}
+	t.Fatalf("symbol %s not found", name)
+	return 0, ""
+}
+
+func truncate(v uint64, size uint8) uint64 {
+	if size == 0 || size >= 8 {
+		return v
+	}
+	return v & (1<<(8*uint(size)) - 1)
+}
+
+// TestFixtureStatic checks, without running anything, every constant and
+// address location against the EXPECT comments, for all fixtures
+// (including arm64 and ET_REL ones), and that every call line with an
+// EXPECT comment produced a site.
+func TestFixtureStatic(t *testing.T) {
+	exp := readExpectations(t)
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			res := readFixture(t, name, Options{})
+			f, err := elf.Open(filepath.Join(fixtureDir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			seen := make(map[string]bool)
+			checked := 0
+			for i := range res.Sites {
+				s := &res.Sites[i]
+				e := expectFor(exp, s)
+				if e == nil {
+					continue
+				}
+				seen[fmt.Sprintf("%s:%d", filepath.Base(s.CallFile), s.CallLine)] = true
+				for j, p := range s.Func.Params {
+					l := s.Params[j]
+					want, ok := e[p.Name]
+					if !ok {
+						if l.Kind != LocUnavailable {
+							t.Errorf("%s: %s: located parameter %s has no EXPECT", name, s.Func.Name, p.Name)
+						}
+						continue
+					}
+					switch l.Kind {
+					case LocConst:
+						if want.sym != "" || truncate(l.Value, l.Size) != truncate(want.lo, l.Size) {
+							t.Errorf("%s: %s(%s) = const 0x%x, want %+v", name, s.Func.Name, p.Name, l.Value, want)
+						}
+						checked++
+					case LocAddr:
+						v, sec := symbolValue(t, f, want.sym)
+						if l.Value != v+want.symOff || (res.Rel && l.Section != sec) {
+							t.Errorf("%s: %s(%s) = address 0x%x %s, want %s = 0x%x %s", name, s.Func.Name, p.Name, l.Value, l.Section, want.sym, v+want.symOff, sec)
+						}
+						checked++
+					}
+				}
+			}
+			files := make(map[string]bool)
+			for i := range res.Sites {
+				files[filepath.Base(res.Sites[i].CallFile)] = true
+			}
+			for file, lines := range exp {
+				if !files[file] {
+					continue // not linked into this object
+				}
+				for line := range lines {
+					if !seen[fmt.Sprintf("%s:%d", file, line)] {
+						t.Errorf("%s: no site for EXPECT at %s:%d", name, file, line)
+					}
+				}
+			}
+			if checked == 0 {
+				t.Error("no constant or address location checked")
+			}
+			t.Logf("%s: %d sites, %d constant/address locations checked", name, len(res.Sites), checked)
+		})
+	}
+}
+
+// TestFixtureGolden compares the listing of every fixture with a golden
+// file (go test -update rewrites them; review the diff).
+func TestFixtureGolden(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			res := readFixture(t, name, Options{})
+			var buf bytes.Buffer
+			if err := WriteSites(&buf, res.Sites, FormatOptions{Reasons: true}); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join(fixtureDir, name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("listing differs from %s:\n--- got\n%s--- want\n%s", golden, buf.Bytes(), want)
+			}
+		})
+	}
+}
+
+// TestRelMatchesExec reads the ET_REL object and the linked executable
+// built from the same source: after relocation, every site must be the
+// same (caller, offset, function, locations), so the relocation of
+// .debug_info, .debug_loclists and .debug_rnglists is right.
+func TestRelMatchesExec(t *testing.T) {
+	for _, arch := range []string{"x86_64", "aarch64"} {
+		t.Run(arch, func(t *testing.T) {
+			rel := readFixture(t, "sites-"+arch+".o", Options{})
+			exe := readFixture(t, "sites-"+arch, Options{})
+			key := func(s *Site) string {
+				var b strings.Builder
+				ps := make([]Location, len(s.Params))
+				copy(ps, s.Params)
+				for i := range ps {
+					if ps[i].Kind == LocAddr {
+						ps[i].Value, ps[i].Section = 0, ""
+					}
+				}
+				FormatSiteOpts(&b, &Site{Func: s.Func, Caller: s.Caller, CallerOff: s.CallerOff, Section: s.Section, Params: ps}, FormatOptions{Reasons: true})
+				return fmt.Sprintf("%d %d %s", s.Depth, s.CallLine, b.String())
+			}
+			var relKeys []string
+			for i := range rel.Sites {
+				s := &rel.Sites[i]
+				if s.Caller == "" || s.Section != ".text" {
+					t.Errorf("ET_REL site without caller/section: %+v", s)
+				}
+				relKeys = append(relKeys, key(s))
+			}
+			exeKeys := make(map[string]int)
+			for i := range exe.Sites {
+				s := &exe.Sites[i]
+				if filepath.Base(s.CallFile) == "sites.c" {
+					exeKeys[key(s)]++
+				}
+			}
+			for _, k := range relKeys {
+				if exeKeys[k] == 0 {
+					t.Errorf("ET_REL site not in the executable: %s", k)
+				}
+				exeKeys[k]--
+			}
+			for k, n := range exeKeys {
+				if n > 0 {
+					t.Errorf("executable site not in the ET_REL object: %s", k)
+				}
+			}
+		})
+	}
+}
+
+// TestWorkersDeterministic checks that the output does not depend on the
+// number of workers.
+func TestWorkersDeterministic(t *testing.T) {
+	for _, name := range []string{"sites-x86_64", "sites-aarch64"} {
+		var first []byte
+		for _, n := range []int{1, 2, 3, 8} {
+			res := readFixture(t, name, Options{Workers: n})
+			var buf bytes.Buffer
+			WriteJSON(&buf, res.Sites, nil)
+			WriteStats(&buf, &res.Stats)
+			if first == nil {
+				first = buf.Bytes()
+			} else if !bytes.Equal(first, buf.Bytes()) {
+				t.Errorf("%s: output with %d workers differs from 1 worker", name, n)
+			}
+		}
+	}
+}

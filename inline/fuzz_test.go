@@ -1,0 +1,91 @@
+package inline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func FuzzExpr(f *testing.F) {
+	f.Add([]byte{byte(OpReg0) + 5}, false)
+	f.Add([]byte{byte(OpBreg0) + 7, 0x10, byte(OpDeref), byte(OpStackValue)}, false)
+	f.Add([]byte{byte(OpEntryValue), 1, byte(OpReg0) + 4, byte(OpStackValue)}, true)
+	f.Add([]byte{byte(OpReg0) + 5, byte(OpPiece), 8, byte(OpReg0) + 4, byte(OpPiece), 8}, false)
+	f.Fuzz(func(t *testing.T, data []byte, atEntry bool) {
+		for _, ef := range []ExprFormat{fmt8, {AddrSize: 4, RefSize: 8, Order: le}} {
+			ins, err := DecodeExpr(data, ef, ".debug_info", 0x40)
+			if err != nil {
+				var fe *FormatError
+				if !errors.As(err, &fe) || fe.Offset < 0x40 || fe.Offset > 0x40+int64(len(data)) {
+					t.Fatalf("bad error %v", err)
+				}
+				continue
+			}
+			if len(ins) > len(data) {
+				t.Fatalf("%d instructions from %d bytes", len(ins), len(data))
+			}
+			l := classify(ins, &evalEnv{f: ef, atEntry: atEntry, size: 8,
+				addrx: func(i uint64) (uint64, bool) { return i * 8, i < 4 }})
+			if l.Kind > LocAddr {
+				t.Fatalf("kind %d", l.Kind)
+			}
+			if l.Kind != LocUnavailable && l.Reason != "" {
+				t.Fatalf("reason %q on a located value", l.Reason)
+			}
+			_ = FormatLocation(&l, nil)
+		}
+	})
+}
+
+func FuzzLocList(f *testing.F) {
+	f.Add(dblList(), uint16(6), int16(0), true)
+	f.Add(cat(u64le(0x10), u64le(0x20), []byte{1, 0, 0x50}, u64le(0), u64le(0)), uint16(0), int16(-1), false)
+	f.Fuzz(func(t *testing.T, data []byte, off uint16, views int16, v5 bool) {
+		name := ".debug_loc"
+		if v5 {
+			name = ".debug_loclists"
+		}
+		sec := &LocListSec{Name: name, Data: data, V5: v5}
+		u := &LocListUnit{Format: fmt8, Base: 0x1000, Addrx: func(i uint64) (uint64, bool) { return i, i < 16 }}
+		es, err := ReadLocList(sec, int64(off), int64(views), u)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) || fe.Section != name {
+				t.Fatalf("bad error %v", err)
+			}
+		}
+		if len(es) > len(data) {
+			t.Fatalf("%d entries from %d bytes", len(es), len(data))
+		}
+		for _, e := range es {
+			if _, err := DecodeExpr(e.Expr, fmt8, name, e.ExprOff); err == nil {
+				continue
+			}
+		}
+		EntryAt(es, 0x1010, 1)
+	})
+}
+
+// FuzzReadELF feeds whole (mutated) objects to the reader: it must return
+// sites or an error, never panic or hang.
+func FuzzReadELF(f *testing.F) {
+	for _, n := range []string{"sites-x86_64.o", "sites-aarch64.o"} {
+		b, err := os.ReadFile(filepath.Join(fixtureDir, n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := ReadBytes(data, Options{Workers: 1})
+		if err != nil {
+			return
+		}
+		for i := range res.Sites {
+			if res.Sites[i].Func == nil || len(res.Sites[i].Params) < len(res.Sites[i].Func.Params) {
+				t.Fatalf("bad site %+v", res.Sites[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,3 @@
+package inline
+
+const fixtureDir = "../testdata/inline"

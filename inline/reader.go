@@ -1,0 +1,349 @@
+package inline
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DWARF attributes gcc uses for location views (not in debug/dwarf).
+const (
+	attrGNULocviews  dwarf.Attr = 0x2137
+	attrGNUEntryView dwarf.Attr = 0x2138
+)
+
+// maxWarnings bounds the warnings kept verbatim; all are counted.
+const maxWarnings = 20
+
+// Options control ReadFile.
+type Options struct {
+	// Workers is the number of compilation units read in parallel;
+	// <= 0 means GOMAXPROCS. The result does not depend on it.
+	Workers int
+	// Func and Caller, when set, keep only the sites whose inlined
+	// function / containing function they accept.
+	Func   func(name string) bool
+	Caller func(name string) bool
+}
+
+// Result is what ReadFile found.
+type Result struct {
+	Machine  elf.Machine
+	Rel      bool // the object is ET_REL (a module)
+	Sites    []Site
+	Stats    Stats
+	Warnings []string // the first few warnings; Stats.Warnings counts all
+}
+
+// Stats summarises a read. Params counts the parameters of the inlined
+// functions over all sites (Site.Params without a varargs slot);
+// ParamEntries counts the DW_TAG_formal_parameter entries directly under
+// DW_TAG_inlined_subroutine entries, as llvm-dwarfdump shows them.
+type Stats struct {
+	Entries         int // DW_TAG_inlined_subroutine entries
+	NoAddress       int // entries without any address (not a site)
+	Filtered        int // sites dropped by Options.Func / Options.Caller
+	Sites           int
+	Functions       int // distinct inlined functions among Sites
+	Params          int
+	ParamEntries    int
+	Located         int // parameters with a representable location
+	Missing         int // parameters with no location at the site
+	Unrepresentable int
+	AllLocated      int // sites with every parameter located (and >= 1)
+	SomeLocated     int
+	NoneLocated     int // sites with >= 1 parameter, none located
+	NoParams        int
+	Reasons         map[string]int // unrepresentable locations by reason
+	Warnings        int            // entries or units skipped, relocations ignored
+	// ViewOnly counts parameters whose location came from an empty
+	// address range that holds only at certain location views (gcc's
+	// DW_AT_GNU_locviews): found only by matching the site's entry view.
+	ViewOnly int
+}
+
+type unitHdr struct {
+	off     dwarf.Offset // unit header
+	dieOff  dwarf.Offset // first DIE
+	end     dwarf.Offset
+	version int
+	is64    bool
+	asize   int
+	utype   uint8
+	abbrev  uint64 // .debug_abbrev offset
+}
+
+// parseUnits walks the unit headers of .debug_info.
+func parseUnits(info []byte, order binary.ByteOrder) ([]unitHdr, error) {
+	var us []unitHdr
+	off := 0
+	for off < len(info) {
+		c := &cursor{sec: ".debug_info", data: info, off: off, order: order}
+		u := unitHdr{off: dwarf.Offset(off)}
+		n := uint64(c.u32())
+		if n == 0xffffffff {
+			u.is64 = true
+			n = c.u64()
+		} else if n >= 0xfffffff0 {
+			return us, &FormatError{".debug_info", int64(off), fmt.Sprintf("reserved unit length 0x%x", n)}
+		}
+		hdrEnd := c.off
+		if c.err != nil || n > uint64(c.left()) {
+			return us, &FormatError{".debug_info", int64(off), "unit length past end of section"}
+		}
+		u.end = dwarf.Offset(hdrEnd + int(n))
+		u.version = int(c.u16())
+		switch {
+		case u.version >= 5:
+			u.utype = c.u8()
+			u.asize = int(c.u8())
+			if u.is64 {
+				u.abbrev = c.u64()
+			} else {
+				u.abbrev = uint64(c.u32())
+			}
+			switch u.utype {
+			case 0x02, 0x06: // type, split_type: signature + type offset
+				c.u64()
+				if u.is64 {
+					c.u64()
+				} else {
+					c.u32()
+				}
+			case 0x04, 0x05: // skeleton, split_compile: dwo id
+				c.u64()
+			}
+		case u.version >= 2:
+			u.utype = 0x01
+			if u.is64 {
+				u.abbrev = c.u64()
+			} else {
+				u.abbrev = uint64(c.u32())
+			}
+			u.asize = int(c.u8())
+		default:
+			return us, &FormatError{".debug_info", int64(off), fmt.Sprintf("unsupported DWARF version %d", u.version)}
+		}
+		if c.err != nil || c.off > int(u.end) {
+			return us, &FormatError{".debug_info", int64(off), "truncated unit header"}
+		}
+		u.dieOff = dwarf.Offset(c.off)
+		us = append(us, u)
+		off = int(u.end)
+	}
+	return us, nil
+}
+
+// ReadFile reads the inline sites of an ELF object's DWARF.
+func ReadFile(path string, opt Options) (*Result, error) {
+	o, err := openObject(path)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	return o.read(path, opt)
+}
+
+// ReadBytes is ReadFile for an ELF object held in memory.
+func ReadBytes(b []byte, opt Options) (*Result, error) {
+	o, err := openObjectBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	return o.read("ELF", opt)
+}
+
+func (o *object) read(path string, opt Options) (*Result, error) {
+	info := o.debug[".debug_info"]
+	if len(info) == 0 {
+		return nil, fmt.Errorf("%s: no .debug_info section", path)
+	}
+	d, err := dwarf.New(o.debug[".debug_abbrev"], nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, n := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
+		if b := o.debug[n]; b != nil {
+			if err := d.AddSection(n, b); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	units, err := parseUnits(info, o.order)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// debug/dwarf fills in a unit's DWARF 5 base offsets the first time
+	// a reader enters it; do that here, once, before readers run in
+	// parallel.
+	pr := d.Reader()
+	for _, u := range units {
+		pr.Seek(u.dieOff)
+	}
+
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	perUnit := make([][]Site, len(units))
+	perStats := make([]Stats, workers)
+	perWarn := make([][]string, workers)
+	var next atomic.Int64
+	var g errgroup.Group
+	for wi := 0; wi < workers; wi++ {
+		w := newWorker(o, d, units, &opt)
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(units) {
+					break
+				}
+				perUnit[i] = w.unit(&units[i])
+			}
+			perStats[wi] = w.stats
+			perWarn[wi] = w.warnings
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Machine: o.f.Machine, Rel: o.rel}
+	st := &res.Stats
+	st.Reasons = make(map[string]int)
+	st.Warnings = o.relWarn
+	if o.relWarn > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d relocations of unsupported types ignored", o.relWarn))
+	}
+	for wi := range perStats {
+		s := &perStats[wi]
+		st.Entries += s.Entries
+		st.NoAddress += s.NoAddress
+		st.Filtered += s.Filtered
+		st.ParamEntries += s.ParamEntries
+		st.Warnings += s.Warnings
+		st.ViewOnly += s.ViewOnly
+		for _, m := range perWarn[wi] {
+			if len(res.Warnings) < maxWarnings {
+				res.Warnings = append(res.Warnings, m)
+			}
+		}
+	}
+	// Warnings are collected per worker; sort the kept ones so the
+	// message list does not depend on scheduling.
+	sort.Strings(res.Warnings)
+	n := 0
+	for _, s := range perUnit {
+		n += len(s)
+	}
+	res.Sites = make([]Site, 0, n)
+	for i := range perUnit {
+		res.Sites = append(res.Sites, perUnit[i]...)
+		perUnit[i] = nil
+	}
+	internFuncs(res.Sites)
+	SortSites(res.Sites)
+	res.Stats.add(res.Sites)
+	return res, nil
+}
+
+// add fills in the per-site counts.
+func (st *Stats) add(sites []Site) {
+	funcs := make(map[*Func]bool)
+	for i := range sites {
+		s := &sites[i]
+		st.Sites++
+		funcs[s.Func] = true
+		n := len(s.Func.Params)
+		located := 0
+		for j := 0; j < n && j < len(s.Params); j++ {
+			l := &s.Params[j]
+			switch {
+			case l.Kind != LocUnavailable:
+				located++
+			case l.Reason == "":
+				st.Missing++
+			default:
+				st.Unrepresentable++
+				st.Reasons[l.Reason]++
+			}
+		}
+		st.Params += n
+		st.Located += located
+		switch {
+		case n == 0:
+			st.NoParams++
+		case located == n:
+			st.AllLocated++
+		case located == 0:
+			st.NoneLocated++
+		default:
+			st.SomeLocated++
+		}
+	}
+	st.Functions = len(funcs)
+}
+
+// SortSites orders sites by address, then function name, then the rest
+// of what distinguishes them, so output is deterministic.
+func SortSites(sites []Site) {
+	sort.SliceStable(sites, func(i, j int) bool {
+		a, b := &sites[i], &sites[j]
+		if a.Addr != b.Addr {
+			return a.Addr < b.Addr
+		}
+		if a.Section != b.Section {
+			return a.Section < b.Section
+		}
+		if a.Func.Name != b.Func.Name {
+			return a.Func.Name < b.Func.Name
+		}
+		if a.Depth != b.Depth {
+			return a.Depth < b.Depth
+		}
+		if a.CallLine != b.CallLine {
+			return a.CallLine < b.CallLine
+		}
+		return a.CallFile < b.CallFile
+	})
+}
+
+// internFuncs makes sites of the same function (same name, declaration
+// and prototype, seen from different compilation units) share one *Func.
+func internFuncs(sites []Site) {
+	m := make(map[string]*Func)
+	var sb strings.Builder
+	for i := range sites {
+		f := sites[i].Func
+		sb.Reset()
+		fmt.Fprintf(&sb, "%s\x00%s\x00%d\x00%s\x00%v", f.Name, f.DeclFile, f.DeclLine, f.Return, f.Variadic)
+		for _, p := range f.Params {
+			sb.WriteString("\x00")
+			sb.WriteString(p.Name)
+			sb.WriteString("\x01")
+			sb.WriteString(p.Type)
+		}
+		k := sb.String()
+		if g, ok := m[k]; ok {
+			sites[i].Func = g
+		} else {
+			m[k] = f
+		}
+	}
+}
+
+// StatsOf counts what a list of sites shows (for sites not read by
+// ReadFile, e.g. decoded from BTF).
+func StatsOf(sites []Site) Stats {
+	st := Stats{Reasons: make(map[string]int)}
+	st.add(sites)
+	return st
+}

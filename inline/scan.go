@@ -1,0 +1,226 @@
+package inline
+
+import (
+	"debug/dwarf"
+	"fmt"
+)
+
+// The DIE scanner. debug/dwarf's Reader decodes every attribute of every
+// entry into allocated values; a vmlinux has 14 million entries of which
+// under a million matter here (inlined subroutines and their parameters).
+// The scanner walks the tree by abbreviation code and attribute forms,
+// skipping attributes without decoding them, and hands only the entries
+// that matter to debug/dwarf.
+
+// DWARF forms (DWARF 5 section 7.5.6, plus GNU alternates).
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formData4         = 0x06
+	formData8         = 0x07
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRefAddr       = 0x10
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formIndirect      = 0x16
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx2         = 0x26
+	formStrx3         = 0x27
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx2        = 0x2a
+	formAddrx3        = 0x2b
+	formAddrx4        = 0x2c
+	formGNUAddrIndex  = 0x1f01
+	formGNUStrIndex   = 0x1f02
+	formGNURefAlt     = 0x1f20
+	formGNUStrpAlt    = 0x1f21
+)
+
+type abbrev struct {
+	tag      dwarf.Tag
+	children bool
+	fixed    int // byte size of all attributes if every form has a fixed size, else -1
+	forms    []uint64
+}
+
+type abbrevTable struct {
+	dense  []*abbrev // by code, for the usual 1..N numbering
+	sparse map[uint64]*abbrev
+}
+
+func (t *abbrevTable) get(code uint64) *abbrev {
+	if code < uint64(len(t.dense)) {
+		return t.dense[code]
+	}
+	return t.sparse[code]
+}
+
+// parseAbbrevs reads the abbreviation table at off for a unit with the
+// given address and offset sizes.
+func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
+	if off >= uint64(len(data)) {
+		return nil, &FormatError{".debug_abbrev", int64(off), "abbreviation table offset past end of section"}
+	}
+	c := &cursor{sec: ".debug_abbrev", data: data, off: int(off)}
+	t := &abbrevTable{}
+	for c.err == nil {
+		code := c.uleb()
+		if code == 0 {
+			break
+		}
+		a := &abbrev{tag: dwarf.Tag(c.uleb()), children: c.u8() != 0}
+		for c.err == nil {
+			at, form := c.uleb(), c.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			if form == formImplicitConst {
+				c.sleb()
+			}
+			a.forms = append(a.forms, form)
+		}
+		a.fixed = 0
+		for _, f := range a.forms {
+			n := fixedFormSize(f, u)
+			if n < 0 {
+				a.fixed = -1
+				break
+			}
+			a.fixed += n
+		}
+		switch {
+		case code < 1<<16 && code == uint64(len(t.dense)):
+			t.dense = append(t.dense, a)
+		case code < uint64(len(t.dense)):
+			if t.dense[code] == nil {
+				t.dense[code] = a
+			}
+		case code < 1<<16 && code < 2*uint64(len(t.dense))+64:
+			for uint64(len(t.dense)) < code {
+				t.dense = append(t.dense, nil)
+			}
+			t.dense = append(t.dense, a)
+		default:
+			if t.sparse == nil {
+				t.sparse = make(map[uint64]*abbrev)
+			}
+			t.sparse[code] = a
+		}
+		if len(t.dense) == 0 {
+			t.dense = append(t.dense, nil)
+		}
+	}
+	return t, c.err
+}
+
+func offSize(u *unitHdr) int {
+	if u.is64 {
+		return 8
+	}
+	return 4
+}
+
+// fixedFormSize is the encoded size of form, or -1 if it varies.
+func fixedFormSize(form uint64, u *unitHdr) int {
+	switch form {
+	case formAddr:
+		return u.asize
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		return 1
+	case formData2, formRef2, formStrx2, formAddrx2:
+		return 2
+	case formStrx3, formAddrx3:
+		return 3
+	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
+		return 4
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		return 8
+	case formData16:
+		return 16
+	case formStrp, formLineStrp, formSecOffset, formGNURefAlt, formGNUStrpAlt, formStrpSup:
+		return offSize(u)
+	case formRefAddr:
+		if u.version <= 2 {
+			return u.asize
+		}
+		return offSize(u)
+	case formFlagPresent, formImplicitConst:
+		return 0
+	}
+	return -1
+}
+
+// skipAttrs moves c past the attributes of an entry with abbreviation a.
+func skipAttrs(c *cursor, a *abbrev, u *unitHdr) {
+	if a.fixed >= 0 {
+		c.bytes(uint64(a.fixed))
+		return
+	}
+	for _, f := range a.forms {
+		skipForm(c, f, u, 0)
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+func skipForm(c *cursor, form uint64, u *unitHdr, depth int) {
+	if n := fixedFormSize(form, u); n >= 0 {
+		c.bytes(uint64(n))
+		return
+	}
+	switch form {
+	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx,
+		formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+		c.uleb()
+	case formString:
+		for c.err == nil {
+			if c.u8() == 0 {
+				break
+			}
+		}
+	case formBlock1:
+		c.bytes(uint64(c.u8()))
+	case formBlock2:
+		c.bytes(uint64(c.u16()))
+	case formBlock4:
+		c.bytes(uint64(c.u32()))
+	case formBlock, formExprloc:
+		c.bytes(c.uleb())
+	case formIndirect:
+		if depth > 2 {
+			c.fail("nested DW_FORM_indirect")
+			return
+		}
+		skipForm(c, c.uleb(), u, depth+1)
+	default:
+		c.fail(fmt.Sprintf("unknown attribute form 0x%x", form))
+	}
+}

@@ -1,0 +1,792 @@
+package inline
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// maxOriginHops bounds DW_AT_abstract_origin / DW_AT_specification
+// chains, so that a cycle in corrupt DWARF ends with an error.
+const maxOriginHops = 16
+
+// maxTypeDepth bounds type spelling recursion (corrupt type cycles).
+const maxTypeDepth = 48
+
+// worker reads compilation units one at a time. It owns its readers and
+// caches; everything it shares (object, dwarf.Data, units) is read-only.
+type worker struct {
+	o     *object
+	d     *dwarf.Data
+	units []unitHdr
+	opt   *Options
+	r     *dwarf.Reader // walks a unit
+	lk    *dwarf.Reader // seeks to referenced entries
+
+	funcs map[dwarf.Offset]*funcInfo
+	types map[dwarf.Offset]*typeInfo
+	files map[dwarf.Offset][]string // file tables by unit offset
+
+	// The unit being read.
+	u        *unitHdr
+	cuBase   uint64
+	locBase  int64
+	addrBase int64
+	fmt      ExprFormat
+
+	stats    Stats
+	warnings []string
+}
+
+type funcInfo struct {
+	fn       *Func
+	paramIdx map[dwarf.Offset]int // abstract parameter entry -> index
+	sizes    []int64              // byte size of each parameter's type
+	signed   []bool
+}
+
+type typeInfo struct {
+	name   string
+	size   int64 // -1 if unknown
+	signed bool
+	fnPtr  bool // name is a function pointer spelling "ret (*)(args)"
+}
+
+// pendingSite is an inlined subroutine whose children are being read.
+type pendingSite struct {
+	site   *Site
+	fi     *funcInfo
+	addr   uint64 // layout address of the probe point
+	view   uint64
+	params []paramEntry
+}
+
+type paramEntry struct {
+	off    dwarf.Offset
+	origin dwarf.Offset
+	name   string
+	loc    *dwarf.Field
+	cval   *dwarf.Field
+	views  int64
+}
+
+type frame struct {
+	ps *pendingSite // non-nil for an inlined subroutine (even one skipped)
+}
+
+func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker {
+	return &worker{
+		o: o, d: d, units: units, opt: opt,
+		r: d.Reader(), lk: d.Reader(),
+		funcs: make(map[dwarf.Offset]*funcInfo),
+		types: make(map[dwarf.Offset]*typeInfo),
+		files: make(map[dwarf.Offset][]string),
+	}
+}
+
+// entryAt decodes the entry at off with debug/dwarf.
+func (w *worker) entryAt(off dwarf.Offset) *dwarf.Entry {
+	w.r.Seek(off)
+	e, err := w.r.Next()
+	if err != nil || e == nil {
+		w.warn(".debug_info+0x%x: entry skipped: %v", off, err)
+		return nil
+	}
+	return e
+}
+
+func (w *worker) warn(format string, args ...any) {
+	w.stats.Warnings++
+	if len(w.warnings) < maxWarnings {
+		w.warnings = append(w.warnings, fmt.Sprintf(format, args...))
+	}
+}
+
+// unit reads one compilation unit and returns its sites.
+func (w *worker) unit(u *unitHdr) []Site {
+	if u.utype != 0x01 && u.utype != 0x03 { // compile, partial
+		return nil
+	}
+	// Caches are per unit: gcc keeps abstract origins and types in the
+	// unit that uses them, and dropping them bounds memory.
+	clear(w.funcs)
+	clear(w.types)
+	w.u = u
+	w.fmt = ExprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
+	if u.is64 {
+		w.fmt.RefSize = 8
+	}
+	w.r.Seek(u.dieOff)
+	cu, err := w.r.Next()
+	if err != nil || cu == nil {
+		w.warn(".debug_info+0x%x: unit skipped: %v", u.dieOff, err)
+		return nil
+	}
+	w.cuBase, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	w.locBase, _ = cu.Val(dwarf.AttrLoclistsBase).(int64)
+	w.addrBase, _ = cu.Val(dwarf.AttrAddrBase).(int64)
+	if !cu.Children {
+		return nil
+	}
+	tab, err := parseAbbrevs(w.o.debug[".debug_abbrev"], u.abbrev, u)
+	if err != nil {
+		w.warn("unit at .debug_info+0x%x skipped: %v", u.off, err)
+		return nil
+	}
+	info := w.o.debug[".debug_info"]
+	c := &cursor{sec: ".debug_info", data: info[:u.end], order: w.o.order}
+	// Position after the unit DIE.
+	c.off = int(u.dieOff)
+	cuAb := tab.get(c.uleb())
+	if cuAb == nil {
+		w.warn(".debug_info+0x%x: unit skipped: unknown abbreviation code", u.dieOff)
+		return nil
+	}
+	skipAttrs(c, cuAb, u)
+	var sites []Site
+	stack := []frame{{}}
+	for len(stack) > 0 && c.err == nil {
+		if c.left() == 0 {
+			break
+		}
+		off := dwarf.Offset(c.off)
+		code := c.uleb()
+		if code == 0 {
+			if ps := stack[len(stack)-1].ps; ps != nil {
+				sites = w.finish(ps, sites)
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		ab := tab.get(code)
+		if ab == nil {
+			c.fail(fmt.Sprintf("unknown abbreviation code %d", code))
+			break
+		}
+		skipAttrs(c, ab, u)
+		if c.err != nil {
+			break
+		}
+		parent := stack[len(stack)-1].ps
+		switch {
+		case ab.tag == dwarf.TagInlinedSubroutine:
+			depth := 1
+			for _, f := range stack {
+				if f.ps != nil {
+					depth++
+				}
+			}
+			var ps *pendingSite
+			if e := w.entryAt(off); e != nil {
+				ps = w.newSite(e, depth)
+			} else {
+				w.stats.Entries++
+				ps = &pendingSite{}
+			}
+			if ab.children {
+				stack = append(stack, frame{ps: ps})
+			} else {
+				sites = w.finish(ps, sites)
+			}
+			continue
+		case ab.tag == dwarf.TagFormalParameter && parent != nil:
+			w.stats.ParamEntries++
+			if parent.site != nil {
+				if e := w.entryAt(off); e != nil {
+					pe := paramEntry{off: e.Offset, views: -1}
+					pe.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+					pe.name, _ = e.Val(dwarf.AttrName).(string)
+					pe.loc = e.AttrField(dwarf.AttrLocation)
+					pe.cval = e.AttrField(dwarf.AttrConstValue)
+					if v, ok := e.Val(attrGNULocviews).(int64); ok {
+						pe.views = v
+					}
+					parent.params = append(parent.params, pe)
+				}
+			}
+		}
+		if ab.children {
+			stack = append(stack, frame{})
+		}
+	}
+	if c.err != nil {
+		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, c.err)
+	}
+	return sites
+}
+
+// newSite starts a site for an inlined subroutine entry. The result
+// always exists (its parameters are counted); site is nil when the entry
+// has no address, is filtered out or cannot be read.
+func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
+	w.stats.Entries++
+	ps := &pendingSite{}
+	ranges, err := w.d.Ranges(e)
+	if err != nil {
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.Offset, err)
+		return ps
+	}
+	var addr uint64
+	src := ""
+	lowest := func() (uint64, bool) {
+		var lo uint64
+		ok := false
+		for _, r := range ranges {
+			if r[1] > r[0] && (!ok || r[0] < lo) {
+				lo, ok = r[0], true
+			}
+		}
+		if !ok {
+			// Only empty ranges: still an address (gcc emits these for
+			// expansions that left no instructions).
+			for _, r := range ranges {
+				if !ok || r[0] < lo {
+					lo, ok = r[0], true
+				}
+			}
+		}
+		return lo, ok
+	}
+	if f := e.AttrField(dwarf.AttrEntrypc); f != nil {
+		switch v := f.Val.(type) {
+		case uint64:
+			addr, src = v, "entry_pc"
+		case int64:
+			// DWARF 5: a constant entry_pc is an offset from the low pc.
+			if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+				addr, src = lo+uint64(v), "entry_pc"
+			} else if lo, ok := lowest(); ok {
+				addr, src = lo+uint64(v), "entry_pc"
+			}
+		}
+	}
+	if src == "" {
+		if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+			addr, src = lo, "low_pc"
+		} else if lo, ok := lowest(); ok {
+			addr, src = lo, "ranges"
+		}
+	}
+	if src == "" || (addr == 0 && !w.o.rel) {
+		w.stats.NoAddress++
+		return ps
+	}
+	origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	if !ok {
+		w.warn(".debug_info+0x%x: inlined subroutine without DW_AT_abstract_origin skipped", e.Offset)
+		return ps
+	}
+	fi, err := w.funcAt(origin)
+	if err != nil {
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.Offset, err)
+		return ps
+	}
+	if w.opt.Func != nil && !w.opt.Func(fi.fn.Name) {
+		w.stats.Filtered++
+		return ps
+	}
+	s := &Site{Func: fi.fn, AddrSource: src, Depth: depth}
+	if c := w.o.caller(addr); c != nil {
+		s.Caller, s.CallerOff = c.name, addr-c.addr
+	}
+	if w.opt.Caller != nil && !w.opt.Caller(s.Caller) {
+		w.stats.Filtered++
+		return ps
+	}
+	sec := w.o.section(addr)
+	s.Addr = addr
+	if sec != nil {
+		s.Section, s.SectionOff = sec.name, addr-sec.lo
+		s.Addr = sec.addr + s.SectionOff
+	}
+	if len(ranges) > 0 {
+		s.Ranges = make([][2]uint64, len(ranges))
+		for i, r := range ranges {
+			if sec != nil && w.o.rel && r[0] >= sec.lo && r[1] <= sec.hi {
+				r[0], r[1] = r[0]-sec.lo+sec.addr, r[1]-sec.lo+sec.addr
+			}
+			s.Ranges[i] = r
+		}
+	}
+	if v, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+		s.CallLine = int(v)
+	}
+	if v, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
+		s.CallFile = w.fileName(w.u, v)
+	}
+	if v, ok := e.Val(attrGNUEntryView).(int64); ok {
+		ps.view = uint64(v)
+	}
+	ps.site, ps.fi, ps.addr = s, fi, addr
+	return ps
+}
+
+// finish evaluates the parameters of a site and appends it.
+func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
+	if ps.site == nil {
+		return sites
+	}
+	s := ps.site
+	fi := ps.fi
+	n := len(fi.fn.Params)
+	slots := n
+	if fi.fn.Variadic {
+		slots++
+	}
+	s.Params = make([]Location, slots)
+	atEntry := s.Caller != "" && s.CallerOff == 0
+	for _, pe := range ps.params {
+		i, ok := fi.paramIdx[pe.origin]
+		if !ok {
+			i = -1
+			if pe.name != "" {
+				for j, p := range fi.fn.Params {
+					if p.Name == pe.name {
+						i = j
+						break
+					}
+				}
+			}
+			if i < 0 {
+				w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
+				continue
+			}
+		}
+		env := &evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrx}
+		if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
+			env.size = uint8(sz)
+		}
+		l := w.paramLoc(&pe, ps, env)
+		if l.Kind != LocUnavailable {
+			sz := fi.sizes[i]
+			switch {
+			case sz > 16:
+				l = unavailable(ReasonTooLarge)
+			case l.Kind == LocConst && sz > 8:
+				l = unavailable(ReasonLargeConst)
+			case l.Kind == LocConst:
+				l.Signed = fi.signed[i]
+			}
+			if l.Kind == LocAddr && w.o.rel {
+				if sec := w.o.allocSection(l.Value); sec != nil {
+					l.Value = l.Value - sec.lo + sec.addr
+					l.Section = sec.name
+				}
+			}
+		}
+		s.Params[i] = l
+	}
+	return append(sites, *s)
+}
+
+// paramLoc finds the location of one parameter at the site.
+func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) Location {
+	if pe.loc == nil {
+		if pe.cval != nil {
+			switch v := pe.cval.Val.(type) {
+			case int64:
+				return Location{Kind: LocConst, Value: uint64(v), Size: env.size}
+			case []byte:
+				if len(v) > 8 {
+					return unavailable(ReasonLargeConst)
+				}
+				return Location{Kind: LocConst, Value: bytesValue(v, w.fmt.Order), Size: uint8(len(v))}
+			default:
+				return unavailable(ReasonLargeConst)
+			}
+		}
+		return Location{}
+	}
+	var expr []byte
+	sec, exprOff := ".debug_info", int64(pe.off)
+	switch pe.loc.Class {
+	case dwarf.ClassExprLoc, dwarf.ClassBlock:
+		expr, _ = pe.loc.Val.([]byte)
+	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
+		ll := w.locSec()
+		if ll == nil {
+			w.warn(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
+			return unavailable(ReasonMalformedLocList)
+		}
+		var off int64
+		switch v := pe.loc.Val.(type) {
+		case int64:
+			off = v
+		case uint64: // DW_FORM_loclistx
+			o, ok := w.loclistx(ll, v)
+			if !ok {
+				w.warn(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
+				return unavailable(ReasonMalformedLocList)
+			}
+			off = o
+		}
+		lu := &LocListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
+		es, err := ReadLocList(ll, off, pe.views, lu)
+		if err != nil {
+			w.warn(".debug_info+0x%x: %v", pe.off, err)
+			return unavailable(ReasonMalformedLocList)
+		}
+		e := EntryAt(es, ps.addr, ps.view)
+		if e == nil {
+			return Location{}
+		}
+		if e.HasViews && e.Low == e.High {
+			w.stats.ViewOnly++
+		}
+		expr, sec, exprOff = e.Expr, ll.Name, e.ExprOff
+	default:
+		return unavailable(ReasonMalformed)
+	}
+	if len(expr) == 0 {
+		return Location{}
+	}
+	ins, err := DecodeExpr(expr, w.fmt, sec, exprOff)
+	if err != nil {
+		w.warn("%v", err)
+		return unavailable(ReasonMalformed)
+	}
+	return classify(ins, env)
+}
+
+func (w *worker) locSecName() string {
+	if w.u.version >= 5 {
+		return ".debug_loclists"
+	}
+	return ".debug_loc"
+}
+
+func (w *worker) locSec() *LocListSec {
+	n := w.locSecName()
+	b := w.o.debug[n]
+	if b == nil {
+		return nil
+	}
+	return &LocListSec{Name: n, Data: b, V5: w.u.version >= 5}
+}
+
+// loclistx resolves a DW_FORM_loclistx index through the unit's offset
+// table at DW_AT_loclists_base.
+func (w *worker) loclistx(ll *LocListSec, idx uint64) (int64, bool) {
+	sz := uint64(4)
+	if w.u.is64 {
+		sz = 8
+	}
+	base := uint64(w.locBase)
+	if idx > uint64(len(ll.Data))/sz {
+		return 0, false
+	}
+	c := &cursor{sec: ll.Name, data: ll.Data, order: w.o.order}
+	p := base + idx*sz
+	if p > uint64(len(ll.Data)) {
+		return 0, false
+	}
+	c.off = int(p)
+	v := c.sized(int(sz))
+	if c.err != nil {
+		return 0, false
+	}
+	return int64(base + v), true
+}
+
+// addrx reads entry idx of the unit's .debug_addr table.
+func (w *worker) addrx(idx uint64) (uint64, bool) {
+	b := w.o.debug[".debug_addr"]
+	as := uint64(w.u.asize)
+	if b == nil || idx > uint64(len(b))/as {
+		return 0, false
+	}
+	p := uint64(w.addrBase) + idx*as
+	if p > uint64(len(b)) || as > uint64(len(b))-p {
+		return 0, false
+	}
+	c := &cursor{sec: ".debug_addr", data: b, off: int(p), order: w.o.order}
+	v := c.sized(int(as))
+	return v, c.err == nil
+}
+
+// unitOf returns the unit holding off.
+func (w *worker) unitOf(off dwarf.Offset) *unitHdr {
+	i := sort.Search(len(w.units), func(i int) bool { return w.units[i].end > off })
+	if i < len(w.units) && w.units[i].off <= off {
+		return &w.units[i]
+	}
+	return nil
+}
+
+// fileName maps a DW_AT_decl_file / DW_AT_call_file index of unit u to a
+// path through the unit's line table header.
+func (w *worker) fileName(u *unitHdr, idx int64) string {
+	fs, ok := w.files[u.off]
+	if !ok {
+		w.lk.Seek(u.dieOff)
+		cu, err := w.lk.Next()
+		if err == nil && cu != nil {
+			lr, err := w.d.LineReader(cu)
+			if err == nil && lr != nil {
+				for _, f := range lr.Files() {
+					if f == nil {
+						fs = append(fs, "")
+					} else {
+						fs = append(fs, f.Name)
+					}
+				}
+			}
+		}
+		w.files[u.off] = fs
+	}
+	if idx < 0 || idx >= int64(len(fs)) {
+		return ""
+	}
+	return fs[idx]
+}
+
+// funcAt resolves the function an inlined subroutine's abstract origin
+// points to, following DW_AT_abstract_origin and DW_AT_specification.
+func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
+	if fi, ok := w.funcs[off]; ok {
+		return fi, nil
+	}
+	fn := &Func{}
+	var (
+		retType   dwarf.Offset
+		hasRet    bool
+		paramsAt  dwarf.Offset
+		hasParams bool
+		declUnit  *unitHdr
+		declFile  int64 = -1
+	)
+	cur := off
+	hops := 0
+	for ; hops < maxOriginHops; hops++ {
+		w.lk.Seek(cur)
+		e, err := w.lk.Next()
+		if err != nil {
+			return nil, fmt.Errorf("abstract origin .debug_info+0x%x: %v", cur, err)
+		}
+		if e == nil || e.Tag == 0 {
+			return nil, &FormatError{".debug_info", int64(cur), "abstract origin is not an entry"}
+		}
+		if e.Tag != dwarf.TagSubprogram {
+			return nil, &FormatError{".debug_info", int64(cur), "abstract origin is a " + e.Tag.String() + ", not a subprogram"}
+		}
+		if fn.Name == "" {
+			fn.Name, _ = e.Val(dwarf.AttrName).(string)
+		}
+		if declFile < 0 {
+			if v, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+				declFile, declUnit = v, w.unitOf(cur)
+				if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+					fn.DeclLine = int(l)
+				}
+			}
+		}
+		if !hasRet {
+			retType, hasRet = e.Val(dwarf.AttrType).(dwarf.Offset)
+		}
+		if !hasParams && e.Children {
+			paramsAt, hasParams = cur, true
+		}
+		next, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			next, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+		}
+		if !ok {
+			break
+		}
+		cur = next
+	}
+	if hops == maxOriginHops {
+		return nil, &FormatError{".debug_info", int64(off), "cyclic or too long abstract_origin/specification chain"}
+	}
+	if fn.Name == "" {
+		return nil, &FormatError{".debug_info", int64(off), "inlined function has no name"}
+	}
+	fi := &funcInfo{fn: fn, paramIdx: make(map[dwarf.Offset]int)}
+	var typeOffs []dwarf.Offset
+	if hasParams {
+		w.lk.Seek(paramsAt)
+		w.lk.Next()
+		for {
+			e, err := w.lk.Next()
+			if err != nil {
+				return nil, fmt.Errorf("parameters of %s at .debug_info+0x%x: %v", fn.Name, paramsAt, err)
+			}
+			if e == nil || e.Tag == 0 {
+				break
+			}
+			switch e.Tag {
+			case dwarf.TagFormalParameter:
+				p := Param{}
+				p.Name, _ = e.Val(dwarf.AttrName).(string)
+				p.TypeOff, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
+				fi.paramIdx[e.Offset] = len(fn.Params)
+				fn.Params = append(fn.Params, p)
+				typeOffs = append(typeOffs, p.TypeOff)
+			case dwarf.TagUnspecifiedParameters:
+				fn.Variadic = true
+			}
+			if e.Children {
+				w.lk.SkipChildren()
+			}
+		}
+	}
+	if declUnit != nil {
+		fn.DeclFile = w.fileName(declUnit, declFile)
+	}
+	fn.Return = "void"
+	if hasRet {
+		t := w.typeAt(retType, 0)
+		fn.Return, fn.RetTypeOff = t.name, retType
+	}
+	for i, to := range typeOffs {
+		t := &typeInfo{name: "?", size: -1}
+		if to != 0 {
+			t = w.typeAt(to, 0)
+		}
+		fn.Params[i].Type = t.name
+		fi.sizes = append(fi.sizes, t.size)
+		fi.signed = append(fi.signed, t.signed)
+	}
+	w.funcs[off] = fi
+	return fi, nil
+}
+
+var unknownType = &typeInfo{name: "?", size: -1}
+
+// typeAt spells the type at off in C and finds its size and signedness.
+func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
+	if t, ok := w.types[off]; ok {
+		return t
+	}
+	if depth > maxTypeDepth {
+		return unknownType
+	}
+	w.lk.Seek(off)
+	e, err := w.lk.Next()
+	if err != nil || e == nil || e.Tag == 0 {
+		return unknownType
+	}
+	// Guard against cycles through corrupt references.
+	w.types[off] = unknownType
+	name, _ := e.Val(dwarf.AttrName).(string)
+	size, hasSize := e.Val(dwarf.AttrByteSize).(int64)
+	if !hasSize {
+		size = -1
+	}
+	inner, hasInner := e.Val(dwarf.AttrType).(dwarf.Offset)
+	t := &typeInfo{name: name, size: size}
+	in := func() *typeInfo {
+		if !hasInner {
+			return &typeInfo{name: "void", size: -1}
+		}
+		return w.typeAt(inner, depth+1)
+	}
+	switch e.Tag {
+	case dwarf.TagBaseType:
+		enc, _ := e.Val(dwarf.AttrEncoding).(int64)
+		t.signed = enc == 0x05 || enc == 0x06 || enc == 0x0d // signed, signed_char, signed_fixed
+	case dwarf.TagUnspecifiedType:
+		if name == "" {
+			t.name = "void"
+		}
+	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+		if !hasSize {
+			t.size = int64(w.fmt.AddrSize)
+		}
+		star := "*"
+		if e.Tag == dwarf.TagReferenceType {
+			star = "&"
+		} else if e.Tag == dwarf.TagRvalueReferenceType {
+			star = "&&"
+		}
+		it := in()
+		switch {
+		case it.fnPtr:
+			t.name = strings.Replace(it.name, "(*", "(*"+star, 1)
+			t.fnPtr = true
+		case strings.HasSuffix(it.name, ")") && strings.Contains(it.name, " ("):
+			// Pointer to a function type "ret (args)".
+			i := strings.Index(it.name, " (")
+			t.name = it.name[:i] + " (" + star + ")" + it.name[i+1:]
+			t.fnPtr = true
+		case strings.HasSuffix(it.name, "*"):
+			t.name = it.name + star
+		default:
+			t.name = it.name + " " + star
+		}
+	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
+		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
+			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.Tag]
+		it := in()
+		t.size, t.signed, t.fnPtr = it.size, it.signed, it.fnPtr
+		if strings.HasSuffix(it.name, "*") || it.fnPtr {
+			t.name = it.name + " " + q
+		} else {
+			t.name = q + " " + it.name
+		}
+	case dwarf.TagTypedef:
+		it := in()
+		t.size, t.signed = it.size, it.signed
+		if name == "" {
+			t.name = it.name
+		}
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
+		kw := map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
+			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.Tag]
+		if name == "" {
+			name = "(anon)"
+		}
+		t.name = kw + " " + name
+		if e.Tag == dwarf.TagEnumerationType && hasInner {
+			it := w.typeAt(inner, depth+1)
+			t.signed = it.signed
+			if t.size < 0 {
+				t.size = it.size
+			}
+		}
+	case dwarf.TagArrayType:
+		it := in()
+		t.name = it.name + "[]"
+	case dwarf.TagSubroutineType:
+		// Collect the argument types before recursing: the lookup
+		// reader is reused by the recursion.
+		var args []dwarf.Offset
+		variadic := false
+		if e.Children {
+			for {
+				c, err := w.lk.Next()
+				if err != nil || c == nil || c.Tag == 0 {
+					break
+				}
+				if c.Tag == dwarf.TagFormalParameter {
+					a, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+					args = append(args, a)
+				} else if c.Tag == dwarf.TagUnspecifiedParameters {
+					variadic = true
+				}
+				if c.Children {
+					w.lk.SkipChildren()
+				}
+			}
+		}
+		ret := in()
+		var parts []string
+		for _, a := range args {
+			parts = append(parts, w.typeAt(a, depth+1).name)
+		}
+		if variadic {
+			parts = append(parts, "...")
+		}
+		if len(parts) == 0 {
+			parts = []string{"void"}
+		}
+		t.name = ret.name + " (" + strings.Join(parts, ", ") + ")"
+	default:
+		if name == "" {
+			t.name = "?"
+		}
+	}
+	w.types[off] = t
+	return t
+}

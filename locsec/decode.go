@@ -1,0 +1,298 @@
+package locsec
+
+import (
+	"debug/elf"
+	"fmt"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/inline"
+)
+
+// DecodeError reports a LOCSEC that does not decode: which LOCSEC type,
+// which entry (-1 for the LOCSEC itself) and what is wrong with it.
+type DecodeError struct {
+	LocSec btf.TypeID
+	Entry  int
+	Msg    string
+}
+
+func (e *DecodeError) Error() string {
+	if e.Entry < 0 {
+		return fmt.Sprintf("locsec: LOCSEC [%d]: %s", e.LocSec, e.Msg)
+	}
+	return fmt.Sprintf("locsec: LOCSEC [%d] entry %d: %s", e.LocSec, e.Entry, e.Msg)
+}
+
+// SectionOf returns the ELF section a LOCSEC name stands for: ".text" for
+// "inline.text" and for the RFC's plain "inline"; a name starting with a
+// dot (the kbuild series' ".text") is the section itself.
+func SectionOf(name string) string {
+	switch {
+	case name == "inline":
+		return ".text"
+	case strings.HasPrefix(name, "inline."):
+		return "." + strings.TrimPrefix(name, "inline.")
+	}
+	return name
+}
+
+// ELFBase returns a base function for Decode that takes section addresses
+// from f's section headers (sh_addr), and for "" the object base of
+// CONST|ADDR values (ObjectBase).
+func ELFBase(f *elf.File) func(section string) (uint64, error) {
+	return func(section string) (uint64, error) {
+		if section == "" {
+			return ObjectBase(f), nil
+		}
+		s := f.Section(section)
+		if s == nil {
+			return 0, fmt.Errorf("no section %s", section)
+		}
+		return s.Addr, nil
+	}
+}
+
+// Decode returns the inline sites described by every LOCSEC among spec's own
+// types, in LOCSEC order and entry order. base gives the start address of an
+// ELF section (ELF sh_addr, or a runtime address from kallsyms or
+// /sys/module/<m>/sections); Site.Addr = base(Section) + SectionOff. It is
+// also called with "" when a CONST|ADDR location needs the object base
+// (see the package doc); a nil base leaves Addr at SectionOff and address
+// constants relative. Caller and CallerOff are left for the caller to fill
+// (they need a symbol table).
+//
+// Sites of one FUNC share one *inline.Func: Func.FuncID, parameter names,
+// C type spellings and TypeIDs, and the return type, from the FUNC_PROTO.
+func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline.Site, error) {
+	d := &decoder{spec: spec, base: base,
+		funcs: map[btf.TypeID]*inline.Func{}, protos: map[btf.TypeID][]inline.Location{}}
+	var sites []inline.Site
+	first := spec.FirstID()
+	ts := spec.Types()
+	// Sites copy their LOC_PROTO's locations; bound the total by the
+	// blob's size so that many entries sharing one wide LOC_PROTO cannot
+	// make Decode allocate far more than its input.
+	budget := 0
+	for i := range ts {
+		budget += 3 + len(ts[i].Data)
+	}
+	budget *= 16
+	for i := range ts {
+		t := &ts[i]
+		if t.Kind() != btf.KindLocSec {
+			continue
+		}
+		id := first + btf.TypeID(i)
+		name := spec.Name(t)
+		if name == "" {
+			return nil, &DecodeError{LocSec: id, Entry: -1, Msg: "LOCSEC without a name"}
+		}
+		sec := SectionOf(name)
+		var secBase uint64
+		if base != nil {
+			b, err := base(sec)
+			if err != nil {
+				return nil, &DecodeError{LocSec: id, Entry: -1, Msg: fmt.Sprintf("base address of %s: %v", sec, err)}
+			}
+			secBase = b
+		}
+		ents := t.LocSecEntries()
+		if len(ents) < t.Vlen() {
+			return nil, &DecodeError{LocSec: id, Entry: len(ents), Msg: "truncated"}
+		}
+		if sites == nil {
+			sites = make([]inline.Site, 0, len(ents))
+		}
+		for j, en := range ents {
+			f, err := d.fn(en.Func)
+			if err != nil {
+				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
+			}
+			locs, err := d.proto(en.LocProto)
+			if err != nil {
+				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
+			}
+			n := len(f.Params)
+			if f.Variadic {
+				n++
+			}
+			if len(locs) != n {
+				return nil, &DecodeError{LocSec: id, Entry: j, Msg: fmt.Sprintf("LOC_PROTO [%d] has %d entries, FUNC %s [%d] has %d parameters", en.LocProto, len(locs), f.Name, en.Func, n)}
+			}
+			if budget -= len(locs) + 1; budget < 0 {
+				return nil, &DecodeError{LocSec: id, Entry: j, Msg: "too many parameter locations for the size of the BTF"}
+			}
+			sites = append(sites, inline.Site{
+				Func:       f,
+				Addr:       secBase + uint64(en.Offset),
+				Section:    sec,
+				SectionOff: uint64(en.Offset),
+				Depth:      1,
+				Params:     append([]inline.Location(nil), locs...),
+			})
+		}
+	}
+	return sites, nil
+}
+
+type decoder struct {
+	spec     *btf.Spec
+	base     func(string) (uint64, error)
+	addrBase *uint64
+	funcs    map[btf.TypeID]*inline.Func
+	protos   map[btf.TypeID][]inline.Location
+}
+
+func (d *decoder) fn(id btf.TypeID) (*inline.Func, error) {
+	if f, ok := d.funcs[id]; ok {
+		return f, nil
+	}
+	t, err := d.spec.TypeByID(id)
+	if err != nil {
+		return nil, fmt.Errorf("func: %v", err)
+	}
+	if t.Kind() != btf.KindFunc {
+		return nil, fmt.Errorf("func [%d] is a %s, not a FUNC", id, t.Kind())
+	}
+	pid := btf.TypeID(t.SizeType)
+	pt, err := d.spec.TypeByID(pid)
+	if err != nil || pt.Kind() != btf.KindFuncProto {
+		return nil, fmt.Errorf("FUNC [%d] does not refer to a FUNC_PROTO", id)
+	}
+	f := &inline.Func{
+		Name:      d.spec.Name(t),
+		FuncID:    uint32(id),
+		RetTypeID: pt.SizeType,
+		Return:    TypeName(d.spec, btf.TypeID(pt.SizeType)),
+	}
+	ps := pt.Params()
+	for i, p := range ps {
+		if i == len(ps)-1 && p.NameOff == 0 && p.Type == 0 {
+			f.Variadic = true
+			break
+		}
+		name, _ := d.spec.StringAt(p.NameOff)
+		f.Params = append(f.Params, inline.Param{Name: name, Type: TypeName(d.spec, p.Type), TypeID: uint32(p.Type)})
+	}
+	d.funcs[id] = f
+	return f, nil
+}
+
+func (d *decoder) proto(id btf.TypeID) ([]inline.Location, error) {
+	if l, ok := d.protos[id]; ok {
+		return l, nil
+	}
+	t, err := d.spec.TypeByID(id)
+	if err != nil {
+		return nil, fmt.Errorf("loc_proto: %v", err)
+	}
+	if t.Kind() != btf.KindLocProto {
+		return nil, fmt.Errorf("loc_proto [%d] is a %s, not a LOC_PROTO", id, t.Kind())
+	}
+	ids := t.LocProtoParams()
+	locs := make([]inline.Location, len(ids))
+	for i, pid := range ids {
+		if pid == 0 {
+			continue
+		}
+		pt, err := d.spec.TypeByID(pid)
+		if err != nil || pt.Kind() != btf.KindLocParam {
+			return nil, fmt.Errorf("LOC_PROTO [%d] entry %d: [%d] is not a LOC_PARAM", id, i, pid)
+		}
+		flags, vals := pt.LocParam()
+		var ab uint64
+		if flags&btf.LocAddr != 0 {
+			if ab, err = d.objBase(); err != nil {
+				return nil, err
+			}
+		}
+		locs[i], _ = locFromParam(pt.SizeType, flags, vals, ab)
+	}
+	d.protos[id] = locs
+	return locs, nil
+}
+
+func (d *decoder) objBase() (uint64, error) {
+	if d.addrBase != nil {
+		return *d.addrBase, nil
+	}
+	var b uint64
+	if d.base != nil {
+		var err error
+		if b, err = d.base(""); err != nil {
+			return 0, fmt.Errorf("object base address: %v", err)
+		}
+	}
+	d.addrBase = &b
+	return b, nil
+}
+
+// locFromParam turns a LOC_PARAM's contents into a Location; ok is false
+// for a combination of flags and value words the format does not define
+// (the Location is then LocUnavailable with a Reason).
+func locFromParam(size, flags uint32, v []uint32, addrBase uint64) (inline.Location, bool) {
+	loc := inline.Location{Size: uint8(min(size, 255))}
+	signed := flags&btf.LocSigned != 0
+	bad := func() (inline.Location, bool) {
+		return inline.Location{Kind: inline.LocUnavailable, Size: loc.Size,
+			Reason: fmt.Sprintf("LOC_PARAM flags %#x with %d value words", flags, len(v))}, false
+	}
+	offset := func(w []uint32) int64 {
+		if len(w) == 1 {
+			if signed {
+				return int64(int32(w[0]))
+			}
+			return int64(w[0])
+		}
+		return int64(uint64(w[0]) | uint64(w[1])<<32)
+	}
+	switch flags &^ btf.LocSigned {
+	case btf.LocReg:
+		if signed {
+			return bad()
+		}
+		switch len(v) {
+		case 1:
+			loc.Kind, loc.Reg = inline.LocReg, v[0]
+		case 2:
+			loc.Kind, loc.Reg, loc.Reg2 = inline.LocRegPair, v[0], v[1]
+		default:
+			return bad()
+		}
+	case btf.LocReg | btf.LocDeref:
+		if signed || len(v) != 1 {
+			return bad()
+		}
+		loc.Kind, loc.Reg = inline.LocMem, v[0]
+	case btf.LocReg | btf.LocOffset, btf.LocReg | btf.LocDeref | btf.LocOffset:
+		if len(v) != 2 && len(v) != 3 {
+			return bad()
+		}
+		loc.Kind = inline.LocRegOffset
+		if flags&btf.LocDeref != 0 {
+			loc.Kind = inline.LocMem
+		}
+		loc.Reg, loc.Offset = v[0], offset(v[1:])
+		loc.Signed = loc.Offset < 0
+	case btf.LocConst, btf.LocConst | btf.LocAddr:
+		if len(v) != 1 && len(v) != 2 {
+			return bad()
+		}
+		val := uint64(v[0])
+		if len(v) == 2 {
+			val |= uint64(v[1]) << 32
+		} else if signed {
+			val = uint64(int64(int32(v[0])))
+		}
+		loc.Kind, loc.Value = inline.LocConst, val
+		loc.Signed = signed && int64(val) < 0
+		if flags&btf.LocAddr != 0 {
+			loc.Kind = inline.LocAddr
+			loc.Value += addrBase
+		}
+	default:
+		return bad()
+	}
+	return loc, true
+}

@@ -1,0 +1,708 @@
+package locsec
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/inline"
+)
+
+// TypeMapper gives the BTF id, in the chain of the Spec being encoded, of a
+// DWARF type. It may hand out ids of types it has not added yet; Commit must
+// add them (in id order) before Encode adds anything else.
+type TypeMapper interface {
+	TypeID(off dwarf.Offset) (btf.TypeID, error)
+	Commit() error
+}
+
+// Options tune Encode.
+type Options struct {
+	// AddrBase is subtracted from LocAddr values (see the package doc);
+	// ObjectBase computes it from the ELF file.
+	AddrBase uint64
+	// PtrSize is the target's pointer size, used to size pointer-typed
+	// parameters whose location has no size. Default 8.
+	PtrSize uint32
+}
+
+// Stats counts what Encode did.
+type Stats struct {
+	Sites       int // sites given
+	Duplicates  int // exact duplicates dropped
+	Entries     int // LOCSEC entries written
+	LocSecs     int
+	Funcs       int // FUNCs added
+	FuncsReused int // inlined functions whose FUNC was found in the base chain
+	FuncProtos  int // FUNC_PROTOs added
+	LocParams   int // LOC_PARAMs added
+	LocProtos   int // LOC_PROTOs added
+	BaseTypes   int // other types added (types the base chain lacks)
+	Unavailable int // parameter slots without a location
+	Unencodable int // parameter locations the format cannot carry
+}
+
+// ObjectBase returns the lowest sh_addr of f's SHF_ALLOC sections: the base
+// that CONST|ADDR values are relative to. 0 for ET_REL objects.
+func ObjectBase(f *elf.File) uint64 {
+	base, found := uint64(0), false
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if !found || s.Addr < base {
+			base, found = s.Addr, true
+		}
+	}
+	return base
+}
+
+// SectionName returns the LOCSEC name for ELF section sec: "inline.text"
+// for ".text".
+func SectionName(sec string) string {
+	return "inline." + strings.TrimPrefix(sec, ".")
+}
+
+// funcInfo is the BTF form of one inlined function.
+type funcInfo struct {
+	id     btf.TypeID // FUNC
+	nparam int        // FUNC_PROTO vlen (varargs slot included)
+	ptypes []btf.TypeID
+}
+
+type locKey struct {
+	size, flags uint32
+	n           int
+	v           [3]uint32
+}
+
+type encoder struct {
+	dst   *btf.Spec
+	types TypeMapper
+	opts  Options
+	st    Stats
+
+	baseFunc   map[string][]btf.TypeID // FUNC name -> ids
+	baseProto  map[string]btf.TypeID   // FUNC_PROTO content -> id
+	baseParam  map[locKey]btf.TypeID
+	baseLProto map[string]btf.TypeID
+
+	ownProto map[string]btf.TypeID
+	ownFunc  map[string]btf.TypeID
+}
+
+// Encode appends the sites to dst, a split Spec built with btf.NewSpec on
+// the object's base chain, as described in the package doc. Types for the
+// prototypes come from types; the sites are not modified.
+func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
+	if opts.PtrSize == 0 {
+		opts.PtrSize = 8
+	}
+	e := &encoder{dst: dst, types: types, opts: opts,
+		baseFunc: map[string][]btf.TypeID{}, baseProto: map[string]btf.TypeID{},
+		baseParam: map[locKey]btf.TypeID{}, baseLProto: map[string]btf.TypeID{},
+		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
+	e.st.Sites = len(sites)
+	startTypes := dst.NumTypes()
+
+	// A fixed processing order makes the output independent of the order
+	// in which a parallel reader delivered the sites.
+	order := make([]int, len(sites))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		sa, sb := &sites[order[a]], &sites[order[b]]
+		if sa.Section != sb.Section {
+			return sa.Section < sb.Section
+		}
+		if sa.SectionOff != sb.SectionOff {
+			return sa.SectionOff < sb.SectionOff
+		}
+		return funcName(sa.Func) < funcName(sb.Func)
+	})
+
+	// Phase 1: the prototypes' types, in first-use order.
+	type protoTypes struct {
+		ret    btf.TypeID
+		params []btf.TypeID
+	}
+	var funcs []*inline.Func
+	ptypes := map[*inline.Func]*protoTypes{}
+	for _, i := range order {
+		f := sites[i].Func
+		if f == nil {
+			return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", sites[i].Section, sites[i].SectionOff)
+		}
+		if _, ok := ptypes[f]; ok {
+			continue
+		}
+		pt := &protoTypes{}
+		var err error
+		if pt.ret, err = e.typeID(f.RetTypeOff, f.RetTypeID); err != nil {
+			return e.st, fmt.Errorf("locsec: return type of %s: %w", f.Name, err)
+		}
+		for _, p := range f.Params {
+			id, err := e.typeID(p.TypeOff, p.TypeID)
+			if err != nil {
+				return e.st, fmt.Errorf("locsec: type of parameter %s of %s: %w", p.Name, f.Name, err)
+			}
+			pt.params = append(pt.params, id)
+		}
+		ptypes[f] = pt
+		funcs = append(funcs, f)
+	}
+	if types != nil {
+		if err := types.Commit(); err != nil {
+			return e.st, err
+		}
+	}
+	e.st.BaseTypes = dst.NumTypes() - startTypes
+	e.indexBase()
+
+	// Phase 2: FUNC_PROTO and FUNC per distinct function.
+	infos := map[*inline.Func]*funcInfo{}
+	for _, f := range funcs {
+		pt := ptypes[f]
+		fi, err := e.addFunc(f, pt.ret, pt.params)
+		if err != nil {
+			return e.st, err
+		}
+		infos[f] = fi
+	}
+
+	// Phase 3: LOC_PARAM and LOC_PROTO per site, collected by section.
+	type entry struct {
+		sec string
+		btf.LocEntry
+	}
+	entries := make([]entry, 0, len(sites))
+	ownLParam := map[locKey]btf.TypeID{}
+	ownLProto := map[string]btf.TypeID{}
+	var protoParams [][]int
+	protoIdx := map[string]int{}
+	var siteProto []int
+	paramIdx := map[locKey]int{}
+	var paramKeys []locKey
+	for _, i := range order {
+		s := &sites[i]
+		fi := infos[s.Func]
+		if s.SectionOff > math.MaxUint32 {
+			return e.st, fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", s.Func.Name, s.Section, s.SectionOff)
+		}
+		refs := make([]int, fi.nparam) // index into paramKeys, -1 unavailable
+		for j := range refs {
+			refs[j] = -1
+			if j >= len(s.Params) {
+				e.st.Unavailable++
+				continue
+			}
+			var tsize uint32
+			if j < len(fi.ptypes) {
+				tsize = e.typeSize(fi.ptypes[j])
+			}
+			k, ok := e.locKey(s.Params[j], tsize)
+			if !ok {
+				e.st.Unavailable++
+				continue
+			}
+			pi, seen := paramIdx[k]
+			if !seen {
+				pi = len(paramKeys)
+				paramIdx[k] = pi
+				paramKeys = append(paramKeys, k)
+			}
+			refs[j] = pi
+		}
+		key := intsKey(refs)
+		pi, seen := protoIdx[key]
+		if !seen {
+			pi = len(protoParams)
+			protoIdx[key] = pi
+			protoParams = append(protoParams, refs)
+		}
+		siteProto = append(siteProto, pi)
+		entries = append(entries, entry{sec: s.Section, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.SectionOff)}})
+	}
+
+	// LOC_PARAMs in a canonical order, reusing the base chain's.
+	sortedParams := append([]locKey(nil), paramKeys...)
+	sort.Slice(sortedParams, func(a, b int) bool { return lessKey(sortedParams[a], sortedParams[b]) })
+	for _, k := range sortedParams {
+		if _, ok := ownLParam[k]; ok {
+			continue
+		}
+		if id, ok := e.baseParam[k]; ok {
+			ownLParam[k] = id
+			continue
+		}
+		id, err := dst.Add(btf.NewLocParam(k.size, k.flags, k.v[:k.n]...))
+		if err != nil {
+			return e.st, err
+		}
+		e.st.LocParams++
+		ownLParam[k] = id
+	}
+	paramID := make([]btf.TypeID, len(paramKeys))
+	for i, k := range paramKeys {
+		paramID[i] = ownLParam[k]
+	}
+
+	// LOC_PROTOs likewise, ordered by their LOC_PARAM ids.
+	protoIDs := make([][]btf.TypeID, len(protoParams))
+	protoOrder := make([]int, len(protoParams))
+	for i, refs := range protoParams {
+		ids := make([]btf.TypeID, len(refs))
+		for j, r := range refs {
+			if r >= 0 {
+				ids[j] = paramID[r]
+			}
+		}
+		protoIDs[i] = ids
+		protoOrder[i] = i
+	}
+	sort.Slice(protoOrder, func(a, b int) bool { return lessIDs(protoIDs[protoOrder[a]], protoIDs[protoOrder[b]]) })
+	protoID := make([]btf.TypeID, len(protoParams))
+	for _, i := range protoOrder {
+		key := idsKey(protoIDs[i])
+		if id, ok := ownLProto[key]; ok {
+			protoID[i] = id
+			continue
+		}
+		if id, ok := e.baseLProto[key]; ok {
+			protoID[i] = id
+			ownLProto[key] = id
+			continue
+		}
+		id, err := dst.Add(btf.NewLocProto(protoIDs[i]))
+		if err != nil {
+			return e.st, err
+		}
+		e.st.LocProtos++
+		protoID[i] = id
+		ownLProto[key] = id
+	}
+	for i := range entries {
+		entries[i].LocProto = protoID[siteProto[i]]
+	}
+
+	// One LOCSEC per section.
+	bySec := map[string][]btf.LocEntry{}
+	var secs []string
+	for _, en := range entries {
+		if _, ok := bySec[en.sec]; !ok {
+			secs = append(secs, en.sec)
+		}
+		bySec[en.sec] = append(bySec[en.sec], en.LocEntry)
+	}
+	sort.Strings(secs)
+	for _, sec := range secs {
+		es := bySec[sec]
+		sort.Slice(es, func(a, b int) bool {
+			x, y := es[a], es[b]
+			if x.Func != y.Func {
+				return x.Func < y.Func
+			}
+			if x.Offset != y.Offset {
+				return x.Offset < y.Offset
+			}
+			return x.LocProto < y.LocProto
+		})
+		out := es[:0]
+		for i, en := range es {
+			if i > 0 && en == es[i-1] {
+				e.st.Duplicates++
+				continue
+			}
+			out = append(out, en)
+		}
+		if len(out) > btf.MaxVlen {
+			return e.st, fmt.Errorf("locsec: section %s has %d sites, more than a LOCSEC can hold", sec, len(out))
+		}
+		if _, err := dst.Add(btf.NewLocSec(dst.AddString(SectionName(sec)), out)); err != nil {
+			return e.st, err
+		}
+		e.st.LocSecs++
+		e.st.Entries += len(out)
+	}
+	return e.st, nil
+}
+
+func funcName(f *inline.Func) string {
+	if f == nil {
+		return ""
+	}
+	return f.Name
+}
+
+func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
+	if off != 0 {
+		if e.types == nil {
+			return 0, fmt.Errorf("DWARF type at %#x but no type mapper", off)
+		}
+		return e.types.TypeID(off)
+	}
+	return btf.TypeID(id), nil
+}
+
+// indexBase indexes the base chain's FUNCs, FUNC_PROTOs, LOC_PARAMs and
+// LOC_PROTOs (and dst's own types, e.g. from the type mapper) so that
+// equal records are reused rather than added. Lowest ids win.
+func (e *encoder) indexBase() {
+	var chain []*btf.Spec
+	for p := e.dst; p != nil; p = p.Base() {
+		chain = append(chain, p)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		ts := p.Types()
+		for j := range ts {
+			t := &ts[j]
+			id := p.FirstID() + btf.TypeID(j)
+			switch t.Kind() {
+			case btf.KindFunc:
+				n := p.Name(t)
+				e.baseFunc[n] = append(e.baseFunc[n], id)
+			case btf.KindFuncProto:
+				k := e.protoKey(p, t)
+				if _, ok := e.baseProto[k]; !ok {
+					e.baseProto[k] = id
+				}
+			case btf.KindLocParam:
+				flags, vals := t.LocParam()
+				if len(vals) > 3 {
+					continue
+				}
+				k := locKey{size: t.SizeType, flags: flags, n: len(vals)}
+				copy(k.v[:], vals)
+				if _, ok := e.baseParam[k]; !ok {
+					e.baseParam[k] = id
+				}
+			case btf.KindLocProto:
+				k := idsKey(t.LocProtoParams())
+				if _, ok := e.baseLProto[k]; !ok {
+					e.baseLProto[k] = id
+				}
+			}
+		}
+	}
+}
+
+// protoKey spells a FUNC_PROTO's content with names as strings, so that
+// equal prototypes match whatever copy of a name string they use.
+func (e *encoder) protoKey(s *btf.Spec, t *btf.Type) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(uint64(t.SizeType), 10))
+	for _, p := range t.Params() {
+		n, _ := s.StringAt(p.NameOff)
+		b.WriteByte('|')
+		b.WriteString(strconv.FormatUint(uint64(p.Type), 10))
+		b.WriteByte(':')
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+func (e *encoder) addFunc(f *inline.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
+	names := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		names[i] = p.Name
+		if names[i] == "" {
+			names[i] = "arg" + strconv.Itoa(i+1)
+		}
+	}
+	var kb strings.Builder
+	kb.WriteString(strconv.FormatUint(uint64(ret), 10))
+	for i := range names {
+		kb.WriteByte('|')
+		kb.WriteString(strconv.FormatUint(uint64(ptypes[i]), 10))
+		kb.WriteByte(':')
+		kb.WriteString(names[i])
+	}
+	if f.Variadic {
+		kb.WriteString("|0:")
+	}
+	pkey := kb.String()
+	n := len(names)
+	if f.Variadic {
+		n++
+	}
+	fi := &funcInfo{nparam: n, ptypes: ptypes}
+
+	fkey := f.Name + "\x00" + pkey
+	if id, ok := e.ownFunc[fkey]; ok {
+		fi.id = id
+		return fi, nil
+	}
+	// A FUNC of the base chain with this name and prototype: the function
+	// also exists out of line (or another object inlined it already).
+	for _, id := range e.baseFunc[f.Name] {
+		t, err := e.dst.TypeByID(id)
+		if err != nil {
+			continue
+		}
+		pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
+		if err != nil || pt.Kind() != btf.KindFuncProto {
+			continue
+		}
+		if e.protoKey(e.dst, pt) == pkey {
+			e.st.FuncsReused++
+			e.ownFunc[fkey] = id
+			fi.id = id
+			return fi, nil
+		}
+	}
+	proto, ok := e.ownProto[pkey]
+	if !ok {
+		proto, ok = e.baseProto[pkey]
+	}
+	if !ok {
+		params := make([]btf.Param, 0, n)
+		for i := range names {
+			params = append(params, btf.Param{NameOff: e.dst.AddString(names[i]), Type: ptypes[i]})
+		}
+		if f.Variadic {
+			params = append(params, btf.Param{})
+		}
+		var err error
+		if proto, err = e.dst.Add(btf.NewFuncProto(ret, params)); err != nil {
+			return nil, err
+		}
+		e.st.FuncProtos++
+		e.ownProto[pkey] = proto
+	}
+	if f.Name == "" {
+		return nil, fmt.Errorf("locsec: inlined function without a name")
+	}
+	id, err := e.dst.Add(btf.NewFunc(e.dst.AddString(f.Name), proto, 0))
+	if err != nil {
+		return nil, err
+	}
+	e.st.Funcs++
+	e.ownFunc[fkey] = id
+	fi.id = id
+	return fi, nil
+}
+
+// typeSize is the byte size of the type id, through typedefs and
+// qualifiers; 0 when it has none.
+func (e *encoder) typeSize(id btf.TypeID) uint32 {
+	return TypeSize(e.dst, id, e.opts.PtrSize)
+}
+
+// TypeSize returns the byte size of type id in s's chain, following
+// typedefs, qualifiers and type tags; ptrSize for pointers; 0 for void,
+// functions and bad ids.
+func TypeSize(s *btf.Spec, id btf.TypeID, ptrSize uint32) uint32 {
+	for range 64 {
+		if id == 0 {
+			return 0
+		}
+		t, err := s.TypeByID(id)
+		if err != nil {
+			return 0
+		}
+		switch t.Kind() {
+		case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFloat:
+			return t.SizeType
+		case btf.KindPtr:
+			return ptrSize
+		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
+			id = btf.TypeID(t.SizeType)
+		case btf.KindArray:
+			elem, _, n := t.Array()
+			es := TypeSize(s, elem, ptrSize)
+			if uint64(es)*uint64(n) > math.MaxUint32 {
+				return 0
+			}
+			return es * n
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// Canonical returns loc as Decode gives it back after Encode: the size
+// filled in from typeSize when unknown, constants cut to their size, and
+// Signed set exactly when an offset or constant is negative. ok is false
+// when the location is unavailable or cannot be encoded.
+//
+// It is written independently of the encoder and the decoder so that tests
+// comparing DWARF sites with decoded ones check both.
+func Canonical(loc inline.Location, typeSize uint32) (inline.Location, bool) {
+	size := uint32(loc.Size)
+	if size == 0 {
+		size = typeSize
+	}
+	if size == 0 {
+		size = 8
+	}
+	if size > 16 || loc.Kind == inline.LocUnavailable {
+		return inline.Location{}, false
+	}
+	out := inline.Location{Kind: loc.Kind, Size: uint8(size)}
+	switch loc.Kind {
+	case inline.LocReg:
+		out.Reg = loc.Reg
+	case inline.LocRegPair:
+		out.Reg, out.Reg2 = loc.Reg, loc.Reg2
+	case inline.LocRegOffset, inline.LocMem:
+		out.Reg, out.Offset, out.Signed = loc.Reg, loc.Offset, loc.Offset < 0
+	case inline.LocConst, inline.LocAddr:
+		if size > 8 {
+			return inline.Location{}, false
+		}
+		v := loc.Value
+		if size < 8 {
+			sign := uint64(1) << (8*size - 1)
+			v &= sign<<1 - 1
+			if loc.Signed && v&sign != 0 {
+				v |= ^(sign<<1 - 1)
+			}
+		}
+		out.Value, out.Signed = v, loc.Signed && int64(v) < 0
+	default:
+		return inline.Location{}, false
+	}
+	return out, true
+}
+
+func (e *encoder) locKey(loc inline.Location, typeSize uint32) (locKey, bool) {
+	if loc.Kind == inline.LocUnavailable {
+		return locKey{}, false
+	}
+	k, ok := canonKey(loc, typeSize, e.opts.AddrBase)
+	if !ok {
+		e.st.Unencodable++
+	}
+	return k, ok
+}
+
+func canonKey(loc inline.Location, typeSize uint32, addrBase uint64) (locKey, bool) {
+	size := uint32(loc.Size)
+	if size == 0 {
+		size = typeSize
+	}
+	if size == 0 {
+		size = 8
+	}
+	if size > 16 {
+		return locKey{}, false
+	}
+	k := locKey{size: size}
+	put := func(v ...uint32) { k.n = copy(k.v[:], v) }
+	offset := func(flags uint32, off int64) {
+		switch {
+		case off < 0 && off >= math.MinInt32:
+			k.flags = flags | btf.LocSigned
+			put(loc.Reg, uint32(off))
+		case off < 0:
+			k.flags = flags | btf.LocSigned
+			put(loc.Reg, uint32(off), uint32(uint64(off)>>32))
+		case off <= math.MaxUint32:
+			k.flags = flags
+			put(loc.Reg, uint32(off))
+		default:
+			k.flags = flags
+			put(loc.Reg, uint32(off), uint32(uint64(off)>>32))
+		}
+	}
+	switch loc.Kind {
+	case inline.LocReg:
+		k.flags = btf.LocReg
+		put(loc.Reg)
+	case inline.LocRegPair:
+		k.flags = btf.LocReg
+		put(loc.Reg, loc.Reg2)
+	case inline.LocRegOffset:
+		offset(btf.LocReg|btf.LocOffset, loc.Offset)
+	case inline.LocMem:
+		if loc.Offset == 0 {
+			k.flags = btf.LocReg | btf.LocDeref
+			put(loc.Reg)
+		} else {
+			offset(btf.LocReg|btf.LocDeref|btf.LocOffset, loc.Offset)
+		}
+	case inline.LocConst, inline.LocAddr:
+		if size > 8 {
+			return locKey{}, false
+		}
+		v := loc.Value
+		k.flags = btf.LocConst
+		if loc.Kind == inline.LocAddr {
+			v -= addrBase
+			k.flags |= btf.LocAddr
+		}
+		if bits := 8 * size; bits < 64 {
+			if loc.Signed && v&(1<<(bits-1)) != 0 {
+				v |= ^uint64(0) << bits
+			} else {
+				v &= 1<<bits - 1
+			}
+		}
+		if loc.Signed && int64(v) < 0 {
+			k.flags |= btf.LocSigned
+		}
+		if size <= 4 {
+			put(uint32(v))
+		} else {
+			put(uint32(v), uint32(v>>32))
+		}
+	default:
+		return locKey{}, false
+	}
+	return k, true
+}
+
+func lessKey(a, b locKey) bool {
+	if a.flags != b.flags {
+		return a.flags < b.flags
+	}
+	if a.size != b.size {
+		return a.size < b.size
+	}
+	if a.n != b.n {
+		return a.n < b.n
+	}
+	for i := 0; i < a.n; i++ {
+		if a.v[i] != b.v[i] {
+			return a.v[i] < b.v[i]
+		}
+	}
+	return false
+}
+
+func lessIDs(a, b []btf.TypeID) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func intsKey(v []int) string {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(x)))
+	}
+	return string(b)
+}
+
+func idsKey(v []btf.TypeID) string {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+	}
+	return string(b)
+}

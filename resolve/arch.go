@@ -1,0 +1,104 @@
+package resolve
+
+import (
+	"debug/elf"
+	"fmt"
+	"runtime"
+)
+
+// Arch is a target architecture: it names DWARF registers the way pt_regs
+// (and so kprobe_events, perf and bpftrace) spell them and knows the
+// argument registers of the calling convention.
+type Arch int
+
+const (
+	ArchUnknown Arch = iota
+	ArchX86_64
+	ArchARM64
+)
+
+func (a Arch) String() string {
+	switch a {
+	case ArchX86_64:
+		return "x86_64"
+	case ArchARM64:
+		return "arm64"
+	}
+	return "unknown"
+}
+
+// ArchFromELF maps an ELF machine to an Arch.
+func ArchFromELF(m elf.Machine) (Arch, error) {
+	switch m {
+	case elf.EM_X86_64:
+		return ArchX86_64, nil
+	case elf.EM_AARCH64:
+		return ArchARM64, nil
+	}
+	return ArchUnknown, fmt.Errorf("unsupported ELF machine %v (x86-64 and aarch64 are supported)", m)
+}
+
+// HostArch is the architecture of the running kernel (as far as the Go
+// runtime knows it).
+func HostArch() Arch {
+	switch runtime.GOARCH {
+	case "amd64":
+		return ArchX86_64
+	case "arm64":
+		return ArchARM64
+	}
+	return ArchUnknown
+}
+
+// x86-64 psABI DWARF register numbers 0-16 in pt_regs spelling.
+var x86Regs = [...]string{"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip"}
+
+// RegName returns the pt_regs name of DWARF register reg as kprobe_events
+// spells it without the '%' ("bx", "x3"), or false when kprobes cannot
+// fetch that register (vector and floating-point registers).
+func (a Arch) RegName(reg uint32) (string, bool) {
+	switch a {
+	case ArchX86_64:
+		if reg < uint32(len(x86Regs)) {
+			return x86Regs[reg], true
+		}
+	case ArchARM64:
+		if reg <= 30 {
+			return fmt.Sprintf("x%d", reg), true
+		}
+		if reg == 31 {
+			return "sp", true
+		}
+	}
+	return "", false
+}
+
+// BpftraceReg returns the name bpftrace's reg() builtin takes.
+func (a Arch) BpftraceReg(reg uint32) (string, bool) {
+	if a == ArchARM64 && reg <= 30 {
+		// bpftrace's aarch64 table calls the general registers r0..r30.
+		return fmt.Sprintf("r%d", reg), true
+	}
+	return a.RegName(reg)
+}
+
+// ArgRegs returns the DWARF numbers of the integer argument registers of
+// the kernel calling convention, in order.
+func (a Arch) ArgRegs() []uint32 {
+	switch a {
+	case ArchX86_64:
+		return []uint32{5, 4, 1, 2, 8, 9} // di, si, dx, cx, r8, r9
+	case ArchARM64:
+		return []uint32{0, 1, 2, 3, 4, 5, 6, 7}
+	}
+	return nil
+}
+
+// SPReg returns the DWARF number of the stack pointer.
+func (a Arch) SPReg() uint32 {
+	if a == ArchARM64 {
+		return 31
+	}
+	return 7
+}

@@ -1,0 +1,248 @@
+package resolve
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+var (
+	kernelInlineOnce sync.Once
+	kernelInline     string
+	kernelInlineErr  error
+)
+
+// kernelInlineBTF returns a .BTF.inline for the kernel data's vmlinux:
+// $BTFI_VMLINUX_INLINE if set, else one made by "btfinline encode".
+func kernelInlineBTF(t *testing.T, vmlinux string) string {
+	t.Helper()
+	if p := os.Getenv("BTFI_VMLINUX_INLINE"); p != "" {
+		return p
+	}
+	kernelInlineOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "btfi-resolve")
+		if err != nil {
+			kernelInlineErr = err
+			return
+		}
+		kernelInline = filepath.Join(dir, "vmlinux.inline")
+		cmd := exec.Command("go", "run", "./cmd/btfinline", "encode", vmlinux, "-o", kernelInline, "-q")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			kernelInlineErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if kernelInlineErr != nil {
+		t.Fatalf("encode vmlinux: %v", kernelInlineErr)
+	}
+	return kernelInline
+}
+
+type perfProbe struct {
+	addrs []uint64          // candidates: perf names the DWARF function, which may be ambiguous
+	where string            // perf's SYM+OFF
+	args  map[string]string // name -> fetch (location part, type dropped)
+}
+
+// perfProbes runs perf probe -D for fn with $params and parses
+// "p:probe/FN SYM+DEC name=fetch:type ..." lines.
+func perfProbes(t *testing.T, vmlinux, fn string, syms *SymTab) []perfProbe {
+	perf := testutil.SystemTool(t, "perf")
+	out, err := exec.Command(perf, "probe", "-k", vmlinux, "-D", fn+" $params", "--max-probes=4096").Output()
+	if err != nil {
+		t.Fatalf("perf probe %s: %v", fn, err)
+	}
+	var ps []perfProbe
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || !strings.HasPrefix(f[0], "p:") {
+			continue
+		}
+		sym, off := f[1], uint64(0)
+		if i := strings.LastIndexByte(sym, '+'); i > 0 {
+			off, _ = strconv.ParseUint(sym[i+1:], 10, 64)
+			sym = sym[:i]
+		}
+		// perf spells the DWARF subprogram's name: a static function
+		// may exist several times, or only as a gcc clone (foo.constprop.0).
+		cands := syms.Clones(sym)
+		if len(cands) == 0 {
+			t.Errorf("perf names unknown symbol %s", sym)
+			continue
+		}
+		p := perfProbe{where: f[1], args: map[string]string{}}
+		for _, c := range cands {
+			p.addrs = append(p.addrs, c.Addr+off)
+		}
+		for _, a := range f[2:] {
+			name, fetch, _ := strings.Cut(a, "=")
+			if i := strings.LastIndexByte(fetch, ':'); i > 0 {
+				fetch = fetch[:i]
+			}
+			p.args[name] = fetch
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// TestKernelResolveVsPerf: for each function, the addresses resolve prints
+// are perf's plus the out-of-line copies, and every argument perf fetches
+// is fetched at the same place by ours.
+func TestKernelResolveVsPerf(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	inl := kernelInlineBTF(t, vmlinux)
+	tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"tcp_snd_cwnd_set", "msecs_to_jiffies", "kmalloc", "__list_del_entry"} {
+		t.Run(fn, func(t *testing.T) {
+			r, err := tg.Resolve(fn, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours := map[uint64]*Place{}
+			entries := map[uint64]bool{}
+			for i := range r.Places {
+				p := &r.Places[i]
+				if !p.HasAddr {
+					t.Errorf("%s: no address (%s)", p.Event, p.Note)
+					continue
+				}
+				ours[p.Addr] = p
+				if p.Kind == "entry" {
+					entries[p.Addr] = true
+				}
+			}
+			perf := perfProbes(t, vmlinux, fn, tg.Syms)
+			theirs := map[uint64]bool{}
+			var missing []string
+			argsSame, argsDiffer, argsMissing := 0, 0, 0
+			stackValue := 0
+			for _, pp := range perf {
+				var p *Place
+				for _, a := range pp.addrs {
+					if q, ok := ours[a]; ok && p == nil {
+						p = q
+						theirs[a] = true
+					}
+				}
+				if p == nil {
+					missing = append(missing, pp.where)
+					continue
+				}
+				got := map[string]Fetch{}
+				for _, f := range p.Fetches {
+					got[f.Name] = f
+				}
+				for name, want := range pp.args {
+					f, ok := got[name]
+					g := f.Arg
+					if i := strings.LastIndexByte(g, ':'); i > 0 {
+						g = g[:i]
+					}
+					switch {
+					case !ok || g == "" && !strings.HasPrefix(f.Loc, "reg") && !strings.HasPrefix(f.Loc, "fbreg"):
+						// perf fetches where we say unavailable: perf drops
+						// the rest of a computed DWARF expression (e.g.
+						// "breg0 0, lit1, shr, stack_value" becomes +0(%ax));
+						// see docs/inspect.md.
+						argsMissing++
+						t.Logf("%s: perf fetches %s=%s, ours: %s", pp.where, name, want, f.Unavailable)
+					case sameFetch(want, g):
+						argsSame++
+					case isStackValue(want, g, f):
+						// perf dereferences a DW_OP_stack_value address.
+						stackValue++
+					default:
+						argsDiffer++
+						t.Errorf("%s (%#x): %s: perf %s, ours %s (%s)", pp.where, p.Addr, name, want, g, f.Loc)
+					}
+				}
+			}
+			var extra []string
+			for a, p := range ours {
+				if !theirs[a] && !entries[a] {
+					extra = append(extra, p.Caller+"+0x"+strconv.FormatUint(p.CallerOff, 16))
+				}
+			}
+			sort.Strings(missing)
+			sort.Strings(extra)
+			t.Logf("%s: perf %d probes, ours %d places (%d entries); args same %d, differ %d, perf derefs a stack_value %d, perf-only (computed expressions) %d; %d sites perf does not list",
+				fn, len(perf), len(r.Places), len(entries), argsSame, argsDiffer, stackValue, argsMissing, len(extra))
+			if len(missing) > 0 {
+				t.Errorf("%d perf probe points missing from ours, e.g. %v", len(missing), missing[:min(10, len(missing))])
+			}
+			if len(extra) > 0 {
+				// perf does not descend into an inline instance to find a
+				// nested instance of the same function; we list both.
+				t.Logf("inline sites perf does not list, e.g. %v", extra[:min(10, len(extra))])
+			}
+		})
+	}
+}
+
+// sameFetch compares perf's and our fetch argument text: immediates by
+// value (perf prints decimal, we hex), memory "+0(%r)" as "+0(%r)".
+func sameFetch(perf, ours string) bool {
+	if perf == ours {
+		return true
+	}
+	if strings.HasPrefix(perf, "\\") && strings.HasPrefix(ours, "\\") {
+		a, err1 := strconv.ParseUint(perf[1:], 0, 64)
+		b, err2 := strconv.ParseUint(ours[1:], 0, 64)
+		return err1 == nil && err2 == nil && a == b
+	}
+	return false
+}
+
+// isStackValue: perf "+N(%r)" where we have the address %r+N itself
+// (DW_OP_bregN/fbreg ... DW_OP_stack_value).
+func isStackValue(perf, ours string, f Fetch) bool {
+	if !strings.HasSuffix(perf, ")") || !strings.HasPrefix(perf, "+") && !strings.HasPrefix(perf, "-") {
+		return false
+	}
+	if ours != "" && strings.HasSuffix(perf, "("+ours+")") && strings.HasPrefix(perf, "+0(") {
+		return true
+	}
+	return ours == "" && f.Expr != "" && strings.HasPrefix(f.Expr, "(uint64)(reg(")
+}
+
+// BenchmarkKernelResolve measures "resolve FUNC" end to end on the kernel
+// data's vmlinux and its .BTF.inline: open, decode one function, format.
+func BenchmarkKernelResolve(b *testing.B) {
+	dir := testutil.KernelData(b)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	inl := os.Getenv("BTFI_VMLINUX_INLINE")
+	if inl == "" {
+		b.Skip("BTFI_VMLINUX_INLINE unset")
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := tg.Resolve("tcp_snd_cwnd_set", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Write(io.Discard, "kprobe"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

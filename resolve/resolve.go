@@ -1,0 +1,378 @@
+package resolve
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/inline"
+)
+
+// Place is one address where a kprobe for the function fires: an inline
+// site or the entry of an out-of-line copy.
+type Place struct {
+	Kind       string  `json:"kind"`             // "inline" or "entry"
+	Symbol     string  `json:"symbol,omitempty"` // entry: the copy's symbol (foo, foo.isra.0)
+	Event      string  `json:"event"`            // unique event name
+	Addr       uint64  `json:"addr"`
+	HasAddr    bool    `json:"has_addr"`
+	Section    string  `json:"section"`
+	SectionOff uint64  `json:"section_offset"`
+	Caller     string  `json:"caller,omitempty"`
+	CallerOff  uint64  `json:"caller_offset"`
+	Target     string  `json:"target,omitempty"` // probe point text: caller+0xoff, _text+0xoff, MOD:sym+0xoff
+	NoTrace    string  `json:"notrace,omitempty"`
+	Note       string  `json:"note,omitempty"`
+	Fetches    []Fetch `json:"args"`
+}
+
+// Result is everything "btfinline resolve" knows about one function.
+type Result struct {
+	Func    string      `json:"func"`
+	Object  string      `json:"object"`
+	Arch    string      `json:"arch"`
+	FuncIDs []uint32    `json:"btf_func_ids"`
+	Params  []ParamJSON `json:"params"`
+	Places  []Place     `json:"places"`
+	Notes   []string    `json:"notes,omitempty"`
+}
+
+// ParamJSON is a parameter in JSON output.
+type ParamJSON struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// NotFoundError is returned for a function with neither a FUNC in the BTF
+// nor a symbol; Suggestions holds near names.
+type NotFoundError struct {
+	Name        string
+	Suggestions []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("function %q not found in the BTF or the symbol table", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += "; did you mean: " + strings.Join(e.Suggestions, ", ")
+	}
+	return msg
+}
+
+// Resolve finds every place a kprobe for function name fires. args, when
+// not empty, selects which parameters to fetch.
+func (t *Target) Resolve(name string, args []string) (*Result, error) {
+	d := t.Decoder()
+	ids := FuncsByName(t.Spec, name)
+	keep := map[btf.TypeID]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var sites []inline.Site
+	var err error
+	if len(ids) > 0 {
+		sites, err = d.Sites(func(id btf.TypeID) bool { return keep[id] })
+		if err != nil {
+			return nil, err
+		}
+	}
+	var copies []Symbol
+	if t.Syms != nil {
+		copies = t.Syms.Clones(name)
+	}
+	if len(ids) == 0 && len(copies) == 0 {
+		return nil, &NotFoundError{name, t.suggest(name)}
+	}
+	r := &Result{Func: name, Object: t.Name, Arch: t.Arch.String(), Notes: append([]string(nil), t.Notes...)}
+	for _, id := range ids {
+		r.FuncIDs = append(r.FuncIDs, uint32(id))
+	}
+	// Parameter names and types: from the FUNC (all FUNCs of one name
+	// normally share a prototype; the first is used for the entry).
+	var params []inline.Param
+	var infos []TypeInfo
+	if len(ids) > 0 {
+		fn, err := d.function(ids[0])
+		if err != nil {
+			return nil, &MismatchError{"", 0, 0, err.Error()}
+		}
+		params, infos = fn.Params, d.TypeInfos(fn)
+	}
+	for _, p := range params {
+		r.Params = append(r.Params, ParamJSON{p.Name, p.Type})
+	}
+	sel, err := selectArgs(params, args)
+	if err != nil {
+		return nil, err
+	}
+	bad := t.Place(sites)
+	// Sort sites, keeping their placement notes with them.
+	idx := make([]int, len(sites))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &sites[idx[a]], &sites[idx[b]]
+		if x.Addr != y.Addr {
+			return x.Addr < y.Addr
+		}
+		if x.Section != y.Section {
+			return x.Section < y.Section
+		}
+		return x.SectionOff < y.SectionOff
+	})
+	base := eventBase(name)
+	seen := map[string]int{}
+	unique := func(ev string) string {
+		seen[ev]++
+		if n := seen[ev]; n > 1 {
+			return eventName(base, strings.TrimPrefix(ev, base)+fmt.Sprintf("_%d", n))
+		}
+		return ev
+	}
+	for _, c := range copies {
+		p := Place{Kind: "entry", Symbol: c.Name, Section: c.Section, Caller: c.Name, HasAddr: true}
+		p.Addr = c.Addr + t.Slide
+		if t.Rel {
+			p.SectionOff = c.Addr
+		} else if sb, err := t.base(c.Section); err == nil && c.Section != "" {
+			p.SectionOff = c.Addr - sb
+		}
+		p.Event = eventName(base, "_"+sanitize(strings.TrimPrefix(c.Name, name+"."))+"_entry")
+		if c.Name == name {
+			p.Event = eventName(base, "_entry")
+		}
+		p.Event = unique(p.Event)
+		p.NoTrace = t.Rules.Check(c.Section, c.Addr, c.Name)
+		p.Target = t.target(c.Name, 0, p.Addr)
+		if c.Name != name {
+			p.Note = "gcc clone: its parameters may differ from the FUNC_PROTO (IPA-SRA, constant propagation, partial inlining)"
+			for _, i := range sel {
+				p.Fetches = append(p.Fetches, Fetch{Name: sanitize(params[i].Name), Param: params[i].Name, Type: params[i].Type,
+					Unavailable: "clone " + c.Name + " may not take this parameter in its ABI register"})
+			}
+		} else {
+			p.Fetches = entryFetches(t.Arch, params, infos, sel)
+		}
+		r.Places = append(r.Places, p)
+	}
+	for n, i := range idx {
+		s := &sites[i]
+		p := Place{Kind: "inline", Section: s.Section, SectionOff: s.SectionOff, Caller: s.Caller, CallerOff: s.CallerOff}
+		p.Event = eventName(base, fmt.Sprintf("_%d", n+1))
+		if why, isBad := bad[i]; isBad {
+			p.Note = why
+		} else if t.HasAddresses() {
+			p.Addr, p.HasAddr = s.Addr, true
+			p.NoTrace = t.Traceable(s)
+			p.Target = t.target(s.Caller, s.CallerOff, s.Addr)
+		}
+		if p.Caller == "" && p.HasAddr {
+			p.Note = "address is in no function symbol"
+		}
+		names := make([]string, len(sel))
+		types := make([]TypeInfo, len(sel))
+		locs := make([]inline.Location, len(sel))
+		for k, j := range sel {
+			names[k] = params[j].Name
+			if j < len(infos) {
+				types[k] = infos[j]
+			}
+			if j < len(s.Params) {
+				locs[k] = s.Params[j]
+			}
+		}
+		p.Fetches = FetchArgs(t.Arch, names, types, locs, s.Addr-t.Slide, t.CFA)
+		r.Places = append(r.Places, p)
+	}
+	return r, nil
+}
+
+// target names the probe point: caller+0xoff when the caller's name is
+// unique (kprobe_events resolves a name to its first symbol), else
+// _text+0xoff for vmlinux; "" when no spelling is safe.
+func (t *Target) target(caller string, off, addr uint64) string {
+	prefix := ""
+	if t.Rel || (t.Running && t.Name != "vmlinux") {
+		prefix = t.Name + ":"
+	}
+	if caller != "" && t.Syms != nil && len(t.Syms.ByName(caller)) == 1 {
+		if off == 0 {
+			return prefix + caller
+		}
+		return fmt.Sprintf("%s%s+%#x", prefix, caller, off)
+	}
+	if !t.Rel && prefix == "" && t.textOK && addr >= t.textBase {
+		return fmt.Sprintf("_text+%#x", addr-t.textBase)
+	}
+	return ""
+}
+
+func selectArgs(params []inline.Param, args []string) ([]int, error) {
+	var sel []int
+	if len(args) == 0 {
+		for i := range params {
+			sel = append(sel, i)
+		}
+		return sel, nil
+	}
+	for _, a := range args {
+		found := false
+		for i, p := range params {
+			if p.Name == a {
+				sel, found = append(sel, i), true
+				break
+			}
+		}
+		if !found {
+			var names []string
+			for _, p := range params {
+				names = append(names, p.Name)
+			}
+			return nil, fmt.Errorf("--args: no parameter %q (parameters: %s)", a, strings.Join(names, ", "))
+		}
+	}
+	return sel, nil
+}
+
+// entryFetches fetches parameters at a function's first instruction from
+// the calling convention's argument registers and stack slots. Only
+// integer and pointer parameters are placed; after an aggregate or
+// floating-point parameter the positions are not computed.
+func entryFetches(a Arch, params []inline.Param, infos []TypeInfo, sel []int) []Fetch {
+	regs := a.ArgRegs()
+	locs := make([]inline.Location, len(params))
+	next, stack, stop := 0, int64(0), ""
+	if a == ArchX86_64 {
+		stack = 8 // return address at 0(%sp)
+	}
+	for i := range params {
+		var ti TypeInfo
+		if i < len(infos) {
+			ti = infos[i]
+		}
+		if stop != "" {
+			locs[i].Reason = stop
+			continue
+		}
+		if ti.Aggregate || ti.Float || ti.Size > 8 || ti.Size == 0 {
+			stop = fmt.Sprintf("argument position after %s %s not computed (aggregate/float ABI classification)", ti.Name, params[i].Name)
+			locs[i].Reason = "passed as " + ti.Name + ": ABI classification not done"
+			continue
+		}
+		if next < len(regs) {
+			locs[i] = inline.Location{Kind: inline.LocReg, Reg: regs[next], Size: uint8(ti.Size)}
+			next++
+			continue
+		}
+		locs[i] = inline.Location{Kind: inline.LocMem, Reg: a.SPReg(), Offset: stack, Size: uint8(ti.Size)}
+		stack += 8
+	}
+	names := make([]string, len(sel))
+	types := make([]TypeInfo, len(sel))
+	ls := make([]inline.Location, len(sel))
+	for k, j := range sel {
+		names[k] = params[j].Name
+		if j < len(infos) {
+			types[k] = infos[j]
+		}
+		ls[k] = locs[j]
+	}
+	return FetchArgs(a, names, types, ls, 0, nil)
+}
+
+// maxEventName is MAX_EVENT_NAME_LEN (64) minus the NUL.
+const maxEventName = 63
+
+func eventBase(fn string) string {
+	b := sanitize(fn)
+	if b == "" {
+		b = "func"
+	}
+	return b
+}
+
+func eventName(base, suffix string) string {
+	if len(base)+len(suffix) > maxEventName {
+		base = base[:maxEventName-len(suffix)]
+	}
+	return base + suffix
+}
+
+// suggest returns up to 5 names near name: FUNC names of the BTF and
+// symbol names, by substring match and edit distance.
+func (t *Target) suggest(name string) []string {
+	cands := map[string]bool{}
+	for p := t.Spec; p != nil; p = p.Base() {
+		ts := p.Types()
+		for j := range ts {
+			if ts[j].Kind() == btf.KindFunc {
+				cands[p.Name(&ts[j])] = true
+			}
+		}
+	}
+	if t.Syms != nil {
+		for _, n := range t.Syms.Names() {
+			cands[n] = true
+		}
+	}
+	type scored struct {
+		n string
+		d int
+	}
+	var out []scored
+	lname := strings.ToLower(name)
+	for c := range cands {
+		if c == "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(c), lname) && len(name) >= 3 {
+			out = append(out, scored{c, len(c) - len(name)})
+			continue
+		}
+		if abs(len(c)-len(name)) > 3 {
+			continue
+		}
+		if d := editDistance(lname, strings.ToLower(c)); d <= max(2, len(name)/4) {
+			out = append(out, scored{c, d})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].d != out[j].d {
+			return out[i].d < out[j].d
+		}
+		return out[i].n < out[j].n
+	})
+	var s []string
+	for i := 0; i < len(out) && i < 5; i++ {
+		s = append(s, out[i].n)
+	}
+	return s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,362 @@
+package resolve
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/locsec"
+)
+
+// Options selects what to inspect.
+type Options struct {
+	File    string   // ELF with .BTF.inline, or a detached .BTF.inline blob
+	Bases   []string // -B: base chain, root first; an ELF base also gives symbols
+	Running bool     // /sys/kernel/btf + /proc/kallsyms
+	Module  string   // with Running: vmlinux (default) or a module name
+	Sys     System   // root of /proc and /sys (tests use a fake tree)
+}
+
+// Target is an opened object: its inline BTF, where its sections are, its
+// symbols and the kprobe rules.
+type Target struct {
+	Name    string
+	Arch    Arch
+	Spec    *btf.Spec // .BTF.inline on top of its chain
+	Main    *btf.Spec // the object's own .BTF (Spec.Base())
+	Syms    *SymTab   // nil: no symbols, so no addresses
+	Rules   *Rules
+	Rel     bool // relocatable object: addresses are section offsets
+	Running bool
+	CFA     CFAFunc
+	// Slide is added to link-time addresses to get run-time ones (KASLR);
+	// 0 for ELF input.
+	Slide uint64
+	// Notes are caveats to print once (stderr or a JSON field).
+	Notes []string
+
+	base     func(section string) (uint64, error)
+	addrBase uint64 // CONST|ADDR values are relative to this (locsec.ObjectBase)
+	addrOK   bool
+	textBase uint64 // _text, for "_text+0xoff" probe points
+	textOK   bool
+}
+
+// Open loads a target.
+func Open(o Options) (*Target, error) {
+	if o.Running {
+		if o.File != "" || len(o.Bases) > 0 {
+			return nil, errors.New("--running reads /sys/kernel/btf and /proc/kallsyms; give no FILE or -B with it")
+		}
+		return openRunning(o)
+	}
+	if o.File == "" {
+		return nil, errors.New("no input: give FILE (an ELF with .BTF.inline or a detached .BTF.inline with -B) or --running")
+	}
+	return openFile(o)
+}
+
+func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
+	var base *btf.Spec
+	var ef *elf.File
+	var efPath string
+	for _, p := range paths {
+		s, err := btf.LoadFile(p, base)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("base %s: %w", p, err)
+		}
+		base = s
+		ef, efPath = nil, ""
+		if btf.IsELF(p) {
+			f, err := elf.Open(p)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			ef, efPath = f, p
+		}
+	}
+	return base, ef, efPath, nil
+}
+
+func openFile(o Options) (*Target, error) {
+	t := &Target{}
+	base, symELF, symPath, err := loadBases(o.Bases)
+	if err != nil {
+		return nil, err
+	}
+	if btf.IsELF(o.File) {
+		f, err := elf.Open(o.File)
+		if err != nil {
+			return nil, err
+		}
+		if f.Section(".BTF.inline") == nil {
+			return nil, fmt.Errorf("%s has no .BTF.inline section (write one with \"btfinline encode\")", o.File)
+		}
+		main, err := btf.LoadELFSection(f, ".BTF", base)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.File, err)
+		}
+		spec, err := btf.LoadELFSection(f, ".BTF.inline", main)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.File, err)
+		}
+		t.Spec, t.Main = spec, main
+		symELF, symPath = f, o.File
+	} else {
+		if base == nil {
+			return nil, fmt.Errorf("%s is a detached BTF blob: give its base chain with -B (vmlinux first; an ELF base also gives addresses)", o.File)
+		}
+		data, err := os.ReadFile(o.File)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := btf.Parse(data, base)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.File, err)
+		}
+		t.Spec, t.Main = spec, base
+	}
+	t.Name = objName(symPath, o.File)
+	if symELF == nil {
+		t.Notes = append(t.Notes, "no ELF with symbols in the input (give the object as the last -B): sites are shown as section+offset, without addresses")
+		t.Arch = ArchX86_64
+		t.base = func(sec string) (uint64, error) { return 0, errors.New("no ELF section addresses") }
+		return t, nil
+	}
+	if err := t.fromELF(symELF); err != nil {
+		return nil, fmt.Errorf("%s: %w", symPath, err)
+	}
+	return t, nil
+}
+
+func objName(paths ...string) string {
+	for _, p := range paths {
+		if p != "" {
+			n := filepath.Base(p)
+			for _, ext := range []string{".ko", ".o", ".elf", ".inline"} {
+				n = strings.TrimSuffix(n, ext)
+			}
+			return n
+		}
+	}
+	return ""
+}
+
+func (t *Target) fromELF(f *elf.File) error {
+	a, err := ArchFromELF(f.Machine)
+	if err != nil {
+		return err
+	}
+	t.Arch = a
+	t.Rel = f.Type == elf.ET_REL
+	es, err := ReadELFSymbols(f, MarkerNames())
+	if err != nil {
+		return fmt.Errorf("symbol table: %w", err)
+	}
+	t.Syms = es.Funcs
+	if t.Rules, err = ELFRules(f, a, es.Funcs, es.Markers); err != nil {
+		return err
+	}
+	t.base = func(sec string) (uint64, error) {
+		s := f.Section(sec)
+		if s == nil {
+			return 0, fmt.Errorf("no section %s", sec)
+		}
+		if s.Flags&elf.SHF_EXECINSTR == 0 {
+			return 0, fmt.Errorf("section %s is not code", sec)
+		}
+		return s.Addr, nil
+	}
+	if !t.Rel {
+		t.addrBase, t.addrOK = locsec.ObjectBase(f), true
+		if v, ok := es.Markers["_text"]; ok {
+			t.textBase, t.textOK = v, true
+		} else if s := f.Section(".text"); s != nil {
+			t.textBase, t.textOK = s.Addr, true
+		}
+	}
+	t.CFA = elfCFA(f, a)
+	return nil
+}
+
+func openRunning(o Options) (*Target, error) {
+	sys := o.Sys
+	if sys.Root == "" {
+		sys.Root = "/"
+	}
+	mod := o.Module
+	if mod == "" {
+		mod = "vmlinux"
+	}
+	t := &Target{Name: mod, Running: true, Arch: HostArch()}
+	if t.Arch == ArchUnknown {
+		return nil, errors.New("--running: unsupported host architecture")
+	}
+	k, err := sys.Kallsyms()
+	if err != nil {
+		return nil, err
+	}
+	vm, err := btf.LoadFile(sys.BTFPath("vmlinux"), nil)
+	if err != nil {
+		return nil, err
+	}
+	main := vm
+	if mod != "vmlinux" {
+		if main, err = btf.LoadFile(sys.BTFPath(mod), vm); err != nil {
+			return nil, fmt.Errorf("module %s: %w", mod, err)
+		}
+	}
+	inl := sys.BTFPath(mod + ".inline")
+	if t.Spec, err = btf.LoadFile(inl, main); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist: the running kernel has no inline BTF for %s (CONFIG_DEBUG_INFO_BTF_INLINE, or load btf_vmlinux_inline)", inl, mod)
+		}
+		return nil, err
+	}
+	t.Main = main
+	t.Syms = k.SymTab(mod)
+	if t.Rules, err = RunningRules(sys, k, t.Arch, t.Syms); err != nil {
+		return nil, err
+	}
+	t.Notes = append(t.Notes, t.Rules.Notes...)
+	if mod == "vmlinux" {
+		text, err := k.TextBase()
+		if err != nil {
+			return nil, err
+		}
+		// CONST|ADDR values are relative to the ELF's lowest allocated
+		// section address, which the running kernel does not tell: such
+		// parameters stay unavailable (see docs/inspect.md).
+		t.textBase, t.textOK = text, true
+		t.base = func(sec string) (uint64, error) {
+			switch sec {
+			case ".text":
+				return text, nil
+			case ".init.text":
+				if a, ok := k.Addr("_sinittext"); ok {
+					return a, nil
+				}
+			}
+			return 0, fmt.Errorf("no run-time base for vmlinux section %s in kallsyms", sec)
+		}
+	} else {
+		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
+	}
+	return t, nil
+}
+
+// Place fills Addr, Caller and CallerOff of sites. A site whose address
+// cannot be derived keeps Addr 0 and gets a note in the returned map (by
+// index).
+func (t *Target) Place(sites []inline.Site) map[int]string {
+	bad := map[int]string{}
+	cache := map[string]struct {
+		a   uint64
+		err error
+	}{}
+	for i := range sites {
+		s := &sites[i]
+		c, ok := cache[s.Section]
+		if !ok {
+			c.a, c.err = t.base(s.Section)
+			cache[s.Section] = c
+		}
+		if c.err != nil {
+			bad[i] = "no address: " + c.err.Error()
+			continue
+		}
+		s.Addr = c.a + s.SectionOff
+		if t.Syms != nil {
+			key := s.Addr
+			if t.Rel {
+				key = s.SectionOff
+			}
+			if sym, off, ok := t.Syms.Lookup(s.Section, key); ok {
+				s.Caller, s.CallerOff = sym.Name, off
+			}
+		}
+	}
+	return bad
+}
+
+// HasAddresses reports whether sites get absolute addresses.
+func (t *Target) HasAddresses() bool { return t.Syms != nil }
+
+// Traceable returns why a kprobe cannot sit at site s ("" = it can).
+func (t *Target) Traceable(s *inline.Site) string {
+	if t.Rules == nil {
+		return ""
+	}
+	a := s.Addr
+	if t.Rel {
+		a = s.SectionOff
+	}
+	return t.Rules.Check(s.Section, a, s.Caller)
+}
+
+// Decoder returns a site decoder for the target's inline BTF.
+func (t *Target) Decoder() *Decoder {
+	d := NewDecoder(t.Spec)
+	d.AddrBase, d.AddrOK = t.addrBase, t.addrOK
+	return d
+}
+
+// SortSites orders sites by address (section, offset for relocatable
+// objects), then inlined function name.
+func SortSites(sites []inline.Site) {
+	sort.SliceStable(sites, func(i, j int) bool {
+		a, b := &sites[i], &sites[j]
+		if a.Addr != b.Addr {
+			return a.Addr < b.Addr
+		}
+		if a.Section != b.Section {
+			return a.Section < b.Section
+		}
+		if a.SectionOff != b.SectionOff {
+			return a.SectionOff < b.SectionOff
+		}
+		return a.Func.Name < b.Func.Name
+	})
+}
+
+// Sites decodes every site of the target (through locsec.Decode, so that
+// "sites" and "sites --dwarf" describe sites with the same Site values)
+// and places them: Addr, Caller, CallerOff. The map holds, by index, why a
+// site has no address; notrace holds why a kprobe cannot sit there.
+func (t *Target) Sites() (sites []inline.Site, noAddr, notrace map[int]string, err error) {
+	sites, err = locsec.Decode(t.Spec, func(sec string) (uint64, error) {
+		if sec == "" {
+			return t.addrBase, nil
+		}
+		return 0, nil // Place computes the addresses
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w (is -B the base the .BTF.inline was made on?)", err)
+	}
+	if !t.addrOK {
+		for i := range sites {
+			for j, l := range sites[i].Params {
+				if l.Kind == inline.LocAddr {
+					sites[i].Params[j] = inline.Location{Size: l.Size, Reason: "address constant: object base address unknown"}
+				}
+			}
+		}
+	}
+	noAddr = t.Place(sites)
+	notrace = map[int]string{}
+	for i := range sites {
+		if _, bad := noAddr[i]; bad || !t.HasAddresses() {
+			continue
+		}
+		if why := t.Traceable(&sites[i]); why != "" {
+			notrace[i] = why
+		}
+	}
+	return sites, noAddr, notrace, nil
+}

@@ -1,0 +1,277 @@
+package resolve
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Region is an address range a kprobe cannot be placed in, with why.
+// Section is set for relocatable objects (addresses are section offsets).
+type Region struct {
+	Section    string
+	Start, End uint64
+	Reason     string
+}
+
+// Rules decides whether a kprobe can sit at an address: the checks of
+// kernel/kprobes.c (6.1) that depend on where the address is, not on the
+// instruction there. See docs/inspect.md for the list and its sources.
+type Rules struct {
+	rel     bool
+	regions []Region
+	syms    *SymTab
+	// Notes says which rules could not be applied (e.g. the debugfs
+	// blacklist was unreadable); printed once by the commands.
+	Notes []string
+}
+
+func (r *Rules) add(sec string, start, end uint64, why string) {
+	if end > start {
+		r.regions = append(r.regions, Region{sec, start, end, why})
+	}
+}
+
+func (r *Rules) sort() {
+	sort.SliceStable(r.regions, func(i, j int) bool {
+		a, b := r.regions[i], r.regions[j]
+		if a.Section != b.Section {
+			return a.Section < b.Section
+		}
+		return a.Start < b.Start
+	})
+}
+
+// Regions returns the refused regions, sorted.
+func (r *Rules) Regions() []Region { return r.regions }
+
+// Check returns why a kprobe cannot be placed at addr (in section, for
+// relocatable objects) inside function caller, or "" when it can.
+func (r *Rules) Check(section string, addr uint64, caller string) string {
+	if r == nil {
+		return ""
+	}
+	if why := r.within(section, addr); why != "" {
+		return why
+	}
+	// within_kprobe_blacklist: an address in a suffixed symbol (foo.isra.0,
+	// foo.cold) is refused when the unsuffixed foo is.
+	if i := strings.IndexByte(caller, '.'); i > 0 && r.syms != nil {
+		for _, s := range r.syms.ByName(caller[:i]) {
+			if why := r.within(s.Section, s.Addr); why != "" {
+				return why + " (via " + caller[:i] + ")"
+			}
+		}
+	}
+	return ""
+}
+
+func (r *Rules) within(section string, addr uint64) string {
+	for _, g := range r.regions {
+		if r.rel && g.Section != section {
+			continue
+		}
+		if addr >= g.Start && addr < g.End {
+			return g.Reason
+		}
+	}
+	return ""
+}
+
+// markerPairs are the linker-script symbols bounding text the kernel
+// refuses to probe (kernel/kprobes.c populate_kprobe_blacklist and the
+// arch's arch_populate_kprobe_blacklist), or that is gone after boot.
+var markerPairs = []struct {
+	start, end string
+	why        string
+	arch       Arch // ArchUnknown = all
+}{
+	{"__kprobes_text_start", "__kprobes_text_end", "__kprobes (.kprobes.text)", ArchUnknown},
+	{"__noinstr_text_start", "__noinstr_text_end", "noinstr (.noinstr.text)", ArchUnknown},
+	{"__entry_text_start", "__entry_text_end", "entry text (arch kprobe blacklist)", ArchUnknown},
+	{"__irqentry_text_start", "__irqentry_text_end", "irqentry text (arm64 kprobe blacklist)", ArchARM64},
+	{"__idmap_text_start", "__idmap_text_end", "idmap text (arm64 kprobe blacklist)", ArchARM64},
+	{"__hyp_text_start", "__hyp_text_end", "hyp text (arm64 kprobe blacklist)", ArchARM64},
+	{"__hibernate_exit_text_start", "__hibernate_exit_text_end", "hibernate exit text (arm64 kprobe blacklist)", ArchARM64},
+	{"_sinittext", "_einittext", "init text (freed after boot)", ArchUnknown},
+}
+
+// ELFRules derives the rules from an ELF file: for vmlinux the marker
+// symbols and the _kprobe_blacklist array (NOKPROBE_SYMBOL); for a module
+// (ET_REL) its .kprobes.text, .noinstr.text, init/exit sections and its
+// relocated _kprobe_blacklist section. funcs is f's function symbol table.
+func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*Rules, error) {
+	r := &Rules{rel: f.Type == elf.ET_REL, syms: funcs}
+	if r.rel {
+		syms, _ := f.Symbols()
+		for _, s := range f.Sections {
+			if s.Flags&elf.SHF_EXECINSTR == 0 {
+				continue
+			}
+			switch {
+			case s.Name == ".kprobes.text":
+				r.add(s.Name, 0, s.Size, "__kprobes (.kprobes.text)")
+			case s.Name == ".noinstr.text":
+				r.add(s.Name, 0, s.Size, "noinstr (.noinstr.text)")
+			case strings.HasPrefix(s.Name, ".init.text"):
+				r.add(s.Name, 0, s.Size, "module init text (freed after load)")
+			case strings.HasPrefix(s.Name, ".exit.text"):
+				r.add(s.Name, 0, s.Size, "module exit text (runs only at unload)")
+			}
+		}
+		if err := r.relBlacklist(f, syms, funcs); err != nil {
+			return nil, err
+		}
+		r.sort()
+		return r, nil
+	}
+	addr := markers
+	for _, m := range markerPairs {
+		if m.arch != ArchUnknown && m.arch != a {
+			continue
+		}
+		s, ok1 := addr[m.start]
+		e, ok2 := addr[m.end]
+		if ok1 && ok2 {
+			r.add("", s, e, m.why)
+		}
+	}
+	if s := f.Section(".exit.text"); s != nil && s.Addr != 0 {
+		r.add("", s.Addr, s.Addr+s.Size, "exit text (freed after boot)")
+	}
+	start, ok1 := addr["__start_kprobe_blacklist"]
+	stop, ok2 := addr["__stop_kprobe_blacklist"]
+	if sec := f.Section("_kprobe_blacklist"); sec != nil && !(ok1 && ok2) {
+		start, stop, ok1, ok2 = sec.Addr, sec.Addr+sec.Size, true, true
+	}
+	if ok1 && ok2 && stop > start {
+		words, err := readAddrs(f, start, stop)
+		if err != nil {
+			return nil, fmt.Errorf("_kprobe_blacklist: %w", err)
+		}
+		for _, w := range words {
+			if s, _, ok := funcs.Lookup("", w); ok && s.Size > 0 {
+				r.add("", s.Addr, s.Addr+s.Size, "NOKPROBE_SYMBOL("+s.Name+")")
+			}
+		}
+	}
+	r.sort()
+	return r, nil
+}
+
+// MarkerNames are the symbols ELFRules needs from a linked object.
+func MarkerNames() map[string]bool {
+	m := map[string]bool{"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true}
+	for _, p := range markerPairs {
+		m[p.start], m[p.end] = true, true
+	}
+	return m
+}
+
+// readAddrs reads the pointer-sized words in [start, stop) of a linked ELF.
+func readAddrs(f *elf.File, start, stop uint64) ([]uint64, error) {
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || start < s.Addr || stop > s.Addr+s.Size {
+			continue
+		}
+		n := stop - start
+		if n > s.Size || n%8 != 0 {
+			return nil, fmt.Errorf("range %#x-%#x is not a whole number of addresses", start, stop)
+		}
+		b := make([]byte, n)
+		if _, err := s.ReadAt(b, int64(start-s.Addr)); err != nil {
+			return nil, fmt.Errorf("section %s at %#x: %w", s.Name, start-s.Addr, err)
+		}
+		out := make([]uint64, n/8)
+		for i := range out {
+			out[i] = f.ByteOrder.Uint64(b[8*i:])
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("range %#x-%#x is in no section", start, stop)
+}
+
+// relBlacklist reads a module's _kprobe_blacklist: its words are zero in
+// the .ko and become addresses through relocations against symbols.
+func (r *Rules) relBlacklist(f *elf.File, syms []elf.Symbol, funcs *SymTab) error {
+	var target int = -1
+	for i, s := range f.Sections {
+		if s.Name == "_kprobe_blacklist" {
+			target = i
+		}
+	}
+	if target < 0 {
+		return nil
+	}
+	for _, rs := range f.Sections {
+		if rs.Type != elf.SHT_RELA || int(rs.Info) != target {
+			continue
+		}
+		data, err := rs.Data()
+		if err != nil {
+			return fmt.Errorf("%s: %w", rs.Name, err)
+		}
+		if f.Class != elf.ELFCLASS64 {
+			return fmt.Errorf("%s: only ELF64 relocations are read", rs.Name)
+		}
+		for off := 0; off+24 <= len(data); off += 24 {
+			info := f.ByteOrder.Uint64(data[off+8:])
+			addend := int64(f.ByteOrder.Uint64(data[off+16:]))
+			si := int(info >> 32)
+			if si == 0 || si > len(syms) {
+				return fmt.Errorf("%s at offset %#x: symbol index %d out of range", rs.Name, off, si)
+			}
+			s := syms[si-1] // debug/elf drops the null symbol
+			if int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+				continue
+			}
+			sec := f.Sections[s.Section].Name
+			v := uint64(int64(s.Value) + addend)
+			if fs, _, ok := funcs.Lookup(sec, v); ok && fs.Size > 0 {
+				r.add(sec, fs.Addr, fs.Addr+fs.Size, "NOKPROBE_SYMBOL("+fs.Name+")")
+			}
+		}
+	}
+	return nil
+}
+
+// RunningRules derives the rules for the running kernel: the debugfs
+// blacklist when readable (it already holds NOKPROBE_SYMBOL functions, the
+// __kprobes, noinstr and entry text), plus init text from kallsyms;
+// otherwise the marker symbols of kallsyms, with a note that
+// NOKPROBE_SYMBOL functions could not be checked.
+func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error) {
+	r := &Rules{syms: funcs}
+	bl, ok, err := sys.KprobeBlacklist()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		for _, b := range bl {
+			why := "kprobe blacklist (" + b.Name + ")"
+			if strings.HasPrefix(b.Name, "__") && strings.HasSuffix(b.Name, "_text_start") {
+				why = "kprobe blacklist (" + strings.TrimSuffix(strings.TrimPrefix(b.Name, "__"), "_start") + ")"
+			}
+			r.add("", b.Start, b.End, why)
+		}
+	}
+	for _, m := range markerPairs {
+		if m.arch != ArchUnknown && m.arch != a {
+			continue
+		}
+		if ok && m.start != "_sinittext" {
+			continue
+		}
+		s, ok1 := k.Addr(m.start)
+		e, ok2 := k.Addr(m.end)
+		if ok1 && ok2 {
+			r.add("", s, e, m.why)
+		}
+	}
+	if !ok {
+		r.Notes = append(r.Notes, "/sys/kernel/debug/kprobes/blacklist unreadable: NOKPROBE_SYMBOL functions not checked (mount debugfs and run as root)")
+	}
+	r.sort()
+	return r, nil
+}

@@ -1,0 +1,541 @@
+package sframe
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/btfinline/btfinline/sframe/cfi"
+)
+
+// SHTGNUSFrame is the ELF section type of .sframe (binutils >= 2.45).
+const SHTGNUSFrame = 0x6ffffff4
+
+// PTGNUSFrame is the program header type covering .sframe.
+const PTGNUSFrame = 0x6474e554
+
+// Input is an ELF file opened for SFrame work.
+type Input struct {
+	Raw  []byte
+	File *elf.File
+	ABI  ABI
+	// Rel is true for relocatable objects (.o, .ko): sections have no
+	// addresses, so Input lays them out at distinct synthetic addresses to
+	// tell functions in different sections apart.
+	Rel  bool
+	base []uint64 // per section: address used (sh_addr, or synthetic for Rel)
+}
+
+// Open parses an ELF file for SFrame emission or dumping.
+func Open(raw []byte) (*Input, error) {
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Raw: raw, File: f, Rel: f.Type == elf.ET_REL}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		in.ABI = ABIAMD64LE
+	case elf.EM_AARCH64:
+		in.ABI = ABIAArch64LE
+		if f.ByteOrder == binary.BigEndian {
+			in.ABI = ABIAArch64BE
+		}
+	}
+	in.base = make([]uint64, len(f.Sections))
+	for i, s := range f.Sections {
+		in.base[i] = s.Addr
+	}
+	return in, nil
+}
+
+func (in *Input) section(name string) *elf.Section {
+	for _, s := range in.File.Sections {
+		if s.Name == name && s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL {
+			return s
+		}
+	}
+	return nil
+}
+
+func (in *Input) data(s *elf.Section) ([]byte, error) {
+	if s.Type == elf.SHT_NOBITS {
+		return nil, nil
+	}
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return s.Data()
+	}
+	end := s.Offset + s.FileSize
+	if end < s.Offset || end > uint64(len(in.Raw)) {
+		return nil, &FormatError{Section: s.Name, Offset: int64(s.Offset), Msg: "section data past the end of the file"}
+	}
+	return in.Raw[s.Offset:end], nil
+}
+
+func sectionIndex(f *elf.File, s *elf.Section) int {
+	for i, t := range f.Sections {
+		if t == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// layoutRel gives every allocated section of a relocatable object its own
+// address range, after the call frame section cfiIdx which stays at 0 so
+// that section-relative values (CIE pointers) come out right.
+func (in *Input) layoutRel(cfiIdx int) {
+	next := uint64(0)
+	if cfiIdx >= 0 {
+		next = in.File.Sections[cfiIdx].Size
+	}
+	for i, s := range in.File.Sections {
+		in.base[i] = 0
+		if i == cfiIdx || s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		al := max(s.Addralign, 16)
+		next = (next + al - 1) &^ (al - 1)
+		in.base[i] = next
+		next += s.Size
+	}
+}
+
+// applyRelocs returns a copy of section target's data with its RELA
+// relocations applied, using in.base for section addresses.
+func (in *Input) applyRelocs(target *elf.Section, data []byte) ([]byte, error) {
+	ti := sectionIndex(in.File, target)
+	var rels []*elf.Section
+	for _, s := range in.File.Sections {
+		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) == ti {
+			rels = append(rels, s)
+		}
+	}
+	if len(rels) == 0 {
+		return data, nil
+	}
+	out := append([]byte(nil), data...)
+	syms, err := in.File.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return nil, err
+	}
+	bo := in.File.ByteOrder
+	P0 := in.base[ti]
+	for _, rs := range rels {
+		if rs.Type != elf.SHT_RELA || in.File.Class != elf.ELFCLASS64 {
+			return nil, &FormatError{Section: rs.Name, Msg: "only ELF64 RELA relocations are supported"}
+		}
+		rd, err := in.data(rs)
+		if err != nil {
+			return nil, err
+		}
+		for off := 0; off+24 <= len(rd); off += 24 {
+			roff := bo.Uint64(rd[off:])
+			info := bo.Uint64(rd[off+8:])
+			add := int64(bo.Uint64(rd[off+16:]))
+			si := info >> 32
+			typ := uint32(info)
+			var S uint64
+			if si > 0 {
+				if si-1 >= uint64(len(syms)) {
+					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("symbol index %d out of range", si)}
+				}
+				sym := syms[si-1]
+				switch {
+				case sym.Section == elf.SHN_UNDEF:
+					continue // stays unresolved; the FDE is skipped later
+				case sym.Section == elf.SHN_ABS:
+					S = sym.Value
+				case int(sym.Section) < len(in.base):
+					S = in.base[sym.Section] + sym.Value
+				default:
+					continue
+				}
+			}
+			P := P0 + roff
+			val := S + uint64(add)
+			var size int
+			var v uint64
+			switch in.ABI {
+			case ABIAMD64LE:
+				switch elf.R_X86_64(typ) {
+				case elf.R_X86_64_NONE:
+					continue
+				case elf.R_X86_64_64:
+					size, v = 8, val
+				case elf.R_X86_64_PC32:
+					size, v = 4, val-P
+				case elf.R_X86_64_32, elf.R_X86_64_32S:
+					size, v = 4, val
+				case elf.R_X86_64_PC64:
+					size, v = 8, val-P
+				default:
+					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("unsupported relocation %v against %s", elf.R_X86_64(typ), target.Name)}
+				}
+			case ABIAArch64LE, ABIAArch64BE:
+				switch elf.R_AARCH64(typ) {
+				case elf.R_AARCH64_NONE:
+					continue
+				case elf.R_AARCH64_ABS64:
+					size, v = 8, val
+				case elf.R_AARCH64_ABS32:
+					size, v = 4, val
+				case elf.R_AARCH64_PREL64:
+					size, v = 8, val-P
+				case elf.R_AARCH64_PREL32:
+					size, v = 4, val-P
+				default:
+					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("unsupported relocation %v against %s", elf.R_AARCH64(typ), target.Name)}
+				}
+			default:
+				return nil, fmt.Errorf("%s: relocations for %v are not supported", rs.Name, in.File.Machine)
+			}
+			if roff+uint64(size) > uint64(len(out)) {
+				return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("relocation at %#x outside %s", roff, target.Name)}
+			}
+			if size == 8 {
+				bo.PutUint64(out[roff:], v)
+			} else {
+				bo.PutUint32(out[roff:], uint32(v))
+			}
+		}
+	}
+	return out, nil
+}
+
+// SFrameSection returns the file's .sframe section bytes (relocations
+// applied in relocatable objects, as readelf does) and its address.
+func (in *Input) SFrameSection() ([]byte, uint64, *elf.Section, error) {
+	var s *elf.Section
+	for _, t := range in.File.Sections {
+		if t.Name == ".sframe" || uint32(t.Type) == SHTGNUSFrame {
+			s = t
+			break
+		}
+	}
+	if s == nil {
+		return nil, 0, nil, errors.New("no .sframe section")
+	}
+	d, err := in.data(s)
+	if err != nil {
+		return nil, 0, s, err
+	}
+	if in.Rel {
+		if d, err = in.applyRelocs(s, d); err != nil {
+			return nil, 0, s, err
+		}
+	}
+	return d, s.Addr, s, nil
+}
+
+// CFI locates and parses the call frame information: .eh_frame when it has
+// entries, else .debug_frame.
+func (in *Input) CFI() (*cfi.Result, *cfi.Section, error) {
+	f := in.File
+	ptr := 8
+	if f.Class == elf.ELFCLASS32 {
+		ptr = 4
+	}
+	var firstErr error
+	for _, cand := range []struct {
+		name string
+		kind cfi.Kind
+	}{{".eh_frame", cfi.EHFrame}, {".debug_frame", cfi.DebugFrame}} {
+		s := in.section(cand.name)
+		if s == nil || s.Size == 0 {
+			continue
+		}
+		d, err := in.data(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		idx := sectionIndex(f, s)
+		if in.Rel {
+			in.layoutRel(idx)
+			if d, err = in.applyRelocs(s, d); err != nil {
+				return nil, nil, err
+			}
+		}
+		cs := &cfi.Section{Name: cand.name, Kind: cand.kind, Data: d, Addr: in.base[idx], Order: f.ByteOrder, PtrSize: ptr}
+		if got := in.section(".got"); got != nil {
+			cs.DataBase = got.Addr
+		}
+		if !in.Rel {
+			cs.Deref = in.deref
+		}
+		res, err := cfi.Parse(cs)
+		if err != nil && (res == nil || len(res.FDEs) == 0) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if len(res.FDEs) == 0 && len(res.Skipped) == 0 {
+			continue
+		}
+		return res, cs, err
+	}
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	return nil, nil, errors.New("no .eh_frame or .debug_frame call frame information")
+}
+
+func (in *Input) deref(addr uint64) (uint64, bool) {
+	for _, p := range in.File.Progs {
+		if p.Type != elf.PT_LOAD || addr < p.Vaddr || addr+8 > p.Vaddr+p.Filesz {
+			continue
+		}
+		off := p.Off + (addr - p.Vaddr)
+		if off+8 > uint64(len(in.Raw)) {
+			return 0, false
+		}
+		return in.File.ByteOrder.Uint64(in.Raw[off:]), true
+	}
+	return 0, false
+}
+
+// execSection finds the executable section holding addr.
+func (in *Input) execSection(addr uint64) (int, bool) {
+	return in.execRanges().find(addr)
+}
+
+type execRange struct {
+	lo, hi uint64
+	sec    int
+}
+
+type execRanges []execRange
+
+func (in *Input) execRanges() execRanges {
+	var rs execRanges
+	for i, s := range in.File.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Flags&elf.SHF_ALLOC == 0 || s.Size == 0 {
+			continue
+		}
+		rs = append(rs, execRange{in.base[i], in.base[i] + s.Size, i})
+	}
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].lo < rs[b].lo })
+	return rs
+}
+
+func (rs execRanges) find(addr uint64) (int, bool) {
+	i := sort.Search(len(rs), func(k int) bool { return rs[k].lo > addr }) - 1
+	if i >= 0 && addr < rs[i].hi {
+		return rs[i].sec, true
+	}
+	return 0, false
+}
+
+// EHFrameHdr is what .eh_frame_hdr says.
+type EHFrameHdr struct {
+	Size    uint64
+	Count   uint64
+	Matched int // table entries that point at a parsed FDE with that start
+}
+
+// ehFrameHdr parses .eh_frame_hdr and checks its lookup table against the
+// parsed FDEs.
+func (in *Input) ehFrameHdr(res *cfi.Result, eh *cfi.Section) (*EHFrameHdr, error) {
+	s := in.section(".eh_frame_hdr")
+	if s == nil {
+		return nil, nil
+	}
+	d, err := in.data(s)
+	if err != nil {
+		return nil, err
+	}
+	h := &EHFrameHdr{Size: s.Size}
+	if len(d) < 4 || d[0] != 1 {
+		return h, &FormatError{Section: ".eh_frame_hdr", Msg: "unsupported version"}
+	}
+	hs := &cfi.Section{Name: ".eh_frame_hdr", Kind: cfi.EHFrame, Data: d, Addr: s.Addr, Order: in.File.ByteOrder, PtrSize: 8, DataBase: s.Addr}
+	vals, pos, err := cfi.ReadEncoded(hs, 4, []uint8{d[1], d[2]})
+	if err != nil {
+		return h, err
+	}
+	h.Count = vals[1]
+	if d[3] == cfi.PEOmit || h.Count == 0 {
+		return h, nil
+	}
+	byOff := map[uint64]uint64{}
+	if eh != nil {
+		for _, f := range res.FDEs {
+			byOff[eh.Addr+uint64(f.Offset)] = f.Begin
+		}
+	}
+	entry := 2 * encSize(d[3])
+	if entry == 0 || h.Count > uint64(len(d)-pos)/uint64(entry) {
+		return h, &FormatError{Section: ".eh_frame_hdr", Offset: int64(pos), Msg: "search table does not fit"}
+	}
+	for i := uint64(0); i < h.Count; i++ {
+		v, _, err := cfi.ReadEncoded(hs, pos, []uint8{d[3], d[3]})
+		if err != nil {
+			return h, err
+		}
+		if b, ok := byOff[v[1]]; ok && b == v[0] {
+			h.Matched++
+		}
+		pos += entry
+	}
+	return h, nil
+}
+
+func encSize(enc uint8) int {
+	switch enc & 0x0f {
+	case cfi.PEUdata2, cfi.PESdata2:
+		return 2
+	case cfi.PEUdata4, cfi.PESdata4:
+		return 4
+	case cfi.PEUdata8, cfi.PESdata8, cfi.PEAbsptr:
+		return 8
+	}
+	return 0
+}
+
+// EmitOptions controls Emit.
+type EmitOptions struct {
+	Version uint8
+	// Addr is where the .sframe section will sit (linked files). For
+	// relocatable inputs function starts are written section-relative
+	// (every section at 0), the way readelf shows a relocated .o.
+	Addr uint64
+}
+
+// Emitted is the result of Emit.
+type Emitted struct {
+	Section  *Section
+	CFIName  string
+	CFIFDEs  int
+	Skipped  map[string]int
+	Warnings []string
+	// FuncSection is, for relocatable inputs, the ELF section index of each
+	// FDE's function (parallel to Section.FDEs); Offsets the function's
+	// offset in it.
+	FuncSection []int
+	FuncOffset  []uint64
+	CFI         *cfi.Result
+	CFISection  *cfi.Section
+	EHFrameHdr  *EHFrameHdr
+	CFIBytes    uint64
+}
+
+// Emit translates the input's CFI into an SFrame section.
+func (in *Input) Emit(opt EmitOptions) (*Emitted, error) {
+	if in.ABI == 0 {
+		return nil, fmt.Errorf("SFrame is not defined for %v", in.File.Machine)
+	}
+	if opt.Version == 0 {
+		opt.Version = Version3
+	}
+	if opt.Version != Version2 && opt.Version != Version3 {
+		return nil, fmt.Errorf("unsupported SFrame version %d", opt.Version)
+	}
+	res, cs, err := in.CFI()
+	if err != nil && res == nil {
+		return nil, err
+	}
+	em := &Emitted{CFIName: cs.Name, CFIFDEs: len(res.FDEs) + len(res.Skipped), Skipped: map[string]int{}, CFI: res, CFISection: cs, CFIBytes: uint64(len(cs.Data))}
+	if err != nil {
+		em.Warnings = append(em.Warnings, err.Error())
+	}
+	for _, e := range res.Skipped {
+		em.Skipped[SkipCFIError]++
+		em.Warnings = append(em.Warnings, e.Error())
+	}
+	if cs.Kind == cfi.EHFrame && !in.Rel {
+		h, err := in.ehFrameHdr(res, cs)
+		if err != nil {
+			em.Warnings = append(em.Warnings, err.Error())
+		}
+		em.EHFrameHdr = h
+	}
+	s := &Section{Version: opt.Version, Flags: FlagFDEFuncStartPCRel, ABI: in.ABI}
+	if in.ABI == ABIAMD64LE {
+		s.FixedRA = amd64FixedRA
+	}
+	plts := in.pltSections()
+	fdes := make([]FDE, 0, len(res.FDEs))
+	type fdeSrc struct {
+		sec int
+		off uint64
+	}
+	var srcs []fdeSrc
+	type result struct {
+		fde    *FDE
+		reason string
+		sec    int
+	}
+	results := make([]result, len(res.FDEs))
+	execs := in.execRanges()
+	// FDEs translate independently: split them over the CPUs in
+	// contiguous chunks and collect in input order (deterministic output).
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(res.FDEs)/2048))
+	var g errgroup.Group
+	chunk := (len(res.FDEs) + workers - 1) / max(workers, 1)
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(res.FDEs))
+		g.Go(func() error {
+			for i := lo; i < hi; i++ {
+				f := res.FDEs[i]
+				r := &results[i]
+				sec, ok := execs.find(f.Begin)
+				if !ok || f.Begin+f.Size > in.base[sec]+in.File.Sections[sec].Size {
+					r.reason = SkipRelocation
+					continue
+				}
+				r.sec = sec
+				if !in.Rel && inPLT(plts, f.Begin) {
+					r.reason = SkipPLT
+					continue
+				}
+				r.fde, r.reason = Translate(f, in.ABI, opt.Version)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	for i, r := range results {
+		if r.reason != "" {
+			em.Skipped[r.reason]++
+			continue
+		}
+		f := res.FDEs[i]
+		r.fde.Block = len(fdes)
+		fdes = append(fdes, *r.fde)
+		srcs = append(srcs, fdeSrc{r.sec, f.Begin - in.base[r.sec]})
+	}
+	if !in.Rel {
+		for _, p := range in.pltFDEs(plts) {
+			p.Block = len(fdes)
+			fdes = append(fdes, p)
+		}
+	}
+	s.FDEs = fdes
+	if in.Rel {
+		em.FuncSection = make([]int, len(srcs))
+		em.FuncOffset = make([]uint64, len(srcs))
+		for i, src := range srcs {
+			em.FuncSection[i] = src.sec
+			em.FuncOffset[i] = src.off
+			// readelf's view of a relocated .o: every section at 0.
+			s.FDEs[i].Start = int64(src.off)
+		}
+	} else {
+		sort.SliceStable(s.FDEs, func(a, b int) bool { return s.FDEs[a].Start < s.FDEs[b].Start })
+		s.Flags |= FlagFDESorted
+	}
+	em.Section = s
+	return em, nil
+}
+
+// Encode writes the emitted section for placement at addr.
+func (em *Emitted) Encode(addr uint64) ([]byte, error) {
+	return Encode(em.Section, EncodeOptions{Addr: addr, Sort: em.Section.Flags&FlagFDESorted != 0})
+}

@@ -1,0 +1,36 @@
+package sframe
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// TestKernelUnwindAgrees runs the unwinding check over the Debian vmlinux
+// .debug_frame and the modules' (relocated) .debug_frame.
+func TestKernelUnwindAgrees(t *testing.T) {
+	dir := testutil.KernelData(t)
+	files := []string{"vmlinux"}
+	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+		files = append(files, filepath.Join("modules", m+".ko"))
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			for _, v := range []uint8{Version3, Version2} {
+				vr := verifyFile(t, filepath.Join(dir, f), v)
+				if f == "vmlinux" && v == Version3 && vr.FDEs != 46039 {
+					t.Errorf("checked %d FDEs, want all 46039", vr.FDEs)
+				}
+			}
+		})
+	}
+}
+
+// TestKernelLLVM checks the largest shared library on the machine.
+func TestKernelLLVM(t *testing.T) {
+	testutil.KernelData(t)
+	for _, l := range []string{"/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"} {
+		t.Run(filepath.Base(l), func(t *testing.T) { verifyFile(t, l, Version3) })
+	}
+}
