@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // rootCmd is the top of the command tree. Subcommands attach themselves in
@@ -45,6 +46,7 @@ func Main() int {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	resetFlags(rootCmd)
 	rootCmd.SetArgs(args)
 	rootCmd.SetOut(stdout)
 	rootCmd.SetErr(stderr)
@@ -61,4 +63,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "btfinline: %v\n", err)
 	return 1
+}
+
+// resetFlags puts every flag of the tree back to its default, so that run
+// can be called more than once in one process (the demo runs several
+// commands in turn) without one command's flags leaking into the next.
+func resetFlags(c *cobra.Command) {
+	reset := func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			sv.Replace(nil)
+		} else {
+			f.Value.Set(f.DefValue)
+		}
+		f.Changed = false
+	}
+	c.Flags().VisitAll(reset)
+	c.PersistentFlags().VisitAll(reset)
+	for _, sub := range c.Commands() {
+		resetFlags(sub)
+	}
 }
