@@ -66,7 +66,12 @@ func dumpCases(t *testing.T) []dumpCase {
 	}
 	cs = append(cs, dumpCase{name: "withbtf.o", file: filepath.Join(fixtureDir, "kinds.x86_64.withbtf.o")})
 	ak := allKinds(t)
-	cs = append(cs, dumpCase{name: "allkinds", file: writeTemp(t, "allkinds.btf", mustMarshal(t, ak, MarshalOptions{}))})
+	akb := mustMarshal(t, ak, MarshalOptions{})
+	cs = append(cs, dumpCase{name: "allkinds", file: writeTemp(t, "allkinds.btf", akb)})
+	// libbpf reads non-native BTF (24-byte header): same dump.
+	cs = append(cs, dumpCase{name: "allkinds-be", file: writeTemp(t, "allkinds-be.btf", swapIndependent(akb))})
+	x86 := readFixture(t, "kinds.x86_64.pahole132.btf")
+	cs = append(cs, dumpCase{name: "kinds-be", file: writeTemp(t, "kinds-be.btf", swapIndependent(x86))})
 	vmRaw, _ := vmlinux(t)
 	vm := writeTemp(t, "vmlinux.btf", vmRaw)
 	mod := writeTemp(t, "tcp_bbr.btf", readFixture(t, "tcp_bbr.btf.gz"))

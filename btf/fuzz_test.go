@@ -69,8 +69,6 @@ func FuzzParse(f *testing.F) {
 // the split blob are sizable.
 func fuzzBase(tb testing.TB) *Spec {
 	s := allKinds(tb)
-	g := goldenLoc(tb)
-	_ = g
 	s.layout = append(BuiltinLayout(), LayoutRecord{InfoSz: 4, ElemSz: 8}, LayoutRecord{ElemSz: 4})
 	b, err := s.Marshal(MarshalOptions{})
 	if err != nil {

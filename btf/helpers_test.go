@@ -168,3 +168,28 @@ func swapBlob(tb testing.TB, le []byte) []byte {
 	s.SetByteOrder(binary.BigEndian)
 	return mustMarshal(tb, s, MarshalOptions{})
 }
+
+// swapIndependent byte-swaps a little-endian blob field by field without
+// using this package's encoder: header u16/u32s, every 4-byte word of the
+// type section, the u16 flags of layout records; strings stay.
+func swapIndependent(le []byte) []byte {
+	bo := binary.LittleEndian
+	out := append([]byte(nil), le...)
+	sw32 := func(b []byte) { binary.BigEndian.PutUint32(b, bo.Uint32(b)) }
+	binary.BigEndian.PutUint16(out, bo.Uint16(le))
+	hl := bo.Uint32(le[4:])
+	for off := uint32(4); off+4 <= hl && off < 32; off += 4 {
+		sw32(out[off:])
+	}
+	to, tl := bo.Uint32(le[8:]), bo.Uint32(le[12:])
+	for o := hl + to; o < hl+to+tl; o += 4 {
+		sw32(out[o:])
+	}
+	if hl >= 32 {
+		lo, ll := bo.Uint32(le[24:]), bo.Uint32(le[28:])
+		for o := hl + lo; o < hl+lo+ll; o += 4 {
+			binary.BigEndian.PutUint16(out[o+2:], bo.Uint16(le[o+2:]))
+		}
+	}
+	return out
+}

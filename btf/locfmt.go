@@ -82,9 +82,6 @@ func appendLoc(b []byte, size, flags uint32, v []uint32) []byte {
 		if len(v) > 1 {
 			val |= uint64(v[1]) << 32
 		}
-		if size < 8 {
-			val &= 1<<(8*size) - 1
-		}
 		if flags&LocAddr != 0 {
 			b = append(b, "address "...)
 		} else {

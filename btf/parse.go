@@ -123,7 +123,6 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 
 	// Layout.
 	if h.layoutLen != 0 || h.layoutOff != 0 {
-		at := int64(h.hdrLen) + int64(h.layoutOff)
 		if h.layoutOff%4 != 0 {
 			return nil, &FormatError{"layout", 24, fmt.Sprintf("layout_off %#x not 4-aligned", h.layoutOff)}
 		}
@@ -135,7 +134,6 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 		for i := range s.layout {
 			s.layout[i] = LayoutRecord{InfoSz: lb[4*i], ElemSz: lb[4*i+1], Flags: order.Uint16(lb[4*i+2:])}
 		}
-		_ = at
 	}
 
 	// Types: count, then decode into one backing slice.

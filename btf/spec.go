@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -220,15 +221,17 @@ func (s *Spec) buildIndex() {
 	s.idxOnce.Do(func() {
 		// Roughly one string per 16 bytes in kernel BTF.
 		s.idx = make(map[string]uint32, len(s.strings)/16+1)
-		b := s.strings
-		for i := 0; i < len(b); {
-			j := bytes.IndexByte(b[i:], 0)
+		// One conversion: the keys are substrings of it, no per-key
+		// allocation.
+		all := string(s.strings)
+		for i := 0; i < len(all); {
+			j := strings.IndexByte(all[i:], 0)
 			if j < 0 {
 				break
 			}
-			str := b[i : i+j]
-			if _, dup := s.idx[string(str)]; !dup {
-				s.idx[string(str)] = s.strStart + uint32(i)
+			str := all[i : i+j]
+			if _, dup := s.idx[str]; !dup {
+				s.idx[str] = s.strStart + uint32(i)
 			}
 			i += j + 1
 		}

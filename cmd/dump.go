@@ -9,11 +9,9 @@ package cmd
 import (
 	"debug/elf"
 	"fmt"
-	"strings"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type dumpOptions struct {
@@ -41,12 +39,6 @@ or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
 	Args: cobra.ExactArgs(1),
 	RunE: func(c *cobra.Command, args []string) error {
 		o := &dumpOpts
-		// Flags keep their values across Execute calls in one process
-		// (tests); start the next run clean.
-		defer func() {
-			dumpOpts = dumpOptions{}
-			c.Flags().VisitAll(func(f *pflag.Flag) { f.Changed = false })
-		}()
 		spec, err := loadBTFChain(o.bases, args[0], o.section)
 		if err != nil {
 			return err
@@ -68,20 +60,12 @@ or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
 
 func init() {
 	f := dumpCmd.Flags()
-	f.VarP((*stringList)(&dumpOpts.bases), "base-btf", "B", "base BTF (repeatable: first is the root)")
+	f.StringArrayVarP(&dumpOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root)")
 	f.BoolVarP(&dumpOpts.json, "json", "j", false, "JSON output")
 	f.BoolVar(&dumpOpts.validate, "validate", false, "validate with the kernel verifier's rules")
 	f.StringVar(&dumpOpts.section, "section", "", "ELF section to read (default .BTF)")
 	addCommand(dumpCmd)
 }
-
-// stringList is a repeatable string flag that a RunE can reset (pflag's
-// StringArray remembers internally that it was set).
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-func (l *stringList) Type() string       { return "file" }
 
 // loadBTFChain loads each base on top of the previous one, then file on top
 // of the last. An ELF contributes its .BTF; with section set (other than

@@ -53,6 +53,7 @@ module's .BTF, itself split on vmlinux's .BTF (multi-split).
   --workers N      compilation units read in parallel (default: all CPUs);
                    the output does not depend on it
   -q, --quiet      no summary on stderr
+  -v, --verbose    add the time spent reading, encoding and in total
 
 The summary on stderr counts sites, added FUNC, FUNC_PROTO, LOC_PARAM,
 LOC_PROTO types, LOCSEC entries, types the base lacked, and the bytes
@@ -81,8 +82,8 @@ type EncodeResult struct {
 	Data    []byte
 	Stats   locsec.Stats
 	Sites   []inline.Site // as the DWARF reader returned them
-	Base    *btf.Spec // FILE's own .BTF (on its chain)
-	Spec    *btf.Spec // the encoded inline BTF
+	Base    *btf.Spec     // FILE's own .BTF (on its chain)
+	Spec    *btf.Spec     // the encoded inline BTF
 	Timings [4]time.Duration
 }
 
@@ -210,6 +211,11 @@ func runEncode(stderr io.Writer, path string, o *encodeOptions) error {
 	r.Sites, r.Spec, r.Base = nil, nil, nil
 	debug.FreeOSMemory()
 	if o.out != "" {
+		if in, err := os.Stat(path); err == nil {
+			if out, err := os.Stat(o.out); err == nil && os.SameFile(in, out) {
+				return fmt.Errorf("%s: -o names the input file; use --elf-section to add .BTF.inline to it", o.out)
+			}
+		}
 		if err := writeFileAtomic(o.out, r.Data); err != nil {
 			return err
 		}

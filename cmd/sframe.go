@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfwrite"
 	"io"
 	"os"
 	"sort"
@@ -57,7 +58,7 @@ func init() {
 	f.StringVarP(&sframeOpts.out, "output", "o", "", "write the raw section to `OUT.sframe`")
 	f.BoolVar(&sframeOpts.elfSection, "elf-section", false, "add .sframe to FILE in place (atomically)")
 	f.IntVar(&sframeOpts.version, "sframe-version", 3, "SFrame format version, 2 or 3")
-	f.Uint64Var(&sframeOpts.addr, "section-addr", 0, "address the raw section will sit at (linked inputs, with -o)")
+	f.Uint64Var(&sframeOpts.addr, "section-addr", 0, "address the raw section will sit at (with -o; default for linked inputs: just past the last PT_LOAD)")
 	f.BoolVarP(&sframeOpts.quiet, "quiet", "q", false, "do not report skipped FDEs")
 	sframeDumpCmd.Flags().Uint64Var(&sframeOpts.addr, "section-addr", 0, "address of a raw section (not needed for ELF files)")
 	sframeCmd.AddCommand(sframeEmitCmd, sframeDumpCmd, sframeStatsCmd)
@@ -94,7 +95,15 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 		reportSkips(stderr, path, em)
 	}
 	if sframeOpts.out != "" {
-		data, err := em.Encode(sframeOpts.addr)
+		addr := sframeOpts.addr
+		if !cmd.Flags().Changed("section-addr") && !in.Rel {
+			// Where --elf-section would put it: just past the last segment.
+			addr = in.SectionAddr()
+			if !sframeOpts.quiet {
+				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
+			}
+		}
+		data, err := em.Encode(addr)
 		if err != nil {
 			return err
 		}
@@ -104,7 +113,7 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := sframe.WriteFileAtomic(path, out); err != nil {
+	if err := elfwrite.WriteAtomic(path, out); err != nil {
 		return err
 	}
 	if note != "" {
@@ -185,13 +194,16 @@ func runSFrameStats(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(w, "    %6d  %s\n", st.Skipped[r], r)
 		}
 	}
+	if st.HdrEntries > 0 || st.HdrBytes > 0 {
+		fmt.Fprintf(w, "  .eh_frame_hdr table: %d entries, %d match a parsed FDE\n", st.HdrEntries, st.HdrMatched)
+	}
 	fmt.Fprintf(w, "  sizes (bytes):\n")
 	if st.HdrBytes > 0 {
-		fmt.Fprintf(w, "    %-22s %10d  (%d + %d)\n", st.CFIName+" + .eh_frame_hdr", st.CFIBytes+st.HdrBytes, st.CFIBytes, st.HdrBytes)
+		fmt.Fprintf(w, "    %-28s %10d  (%d + %d)\n", st.CFIName+" + .eh_frame_hdr", st.CFIBytes+st.HdrBytes, st.CFIBytes, st.HdrBytes)
 	} else {
-		fmt.Fprintf(w, "    %-22s %10d\n", st.CFIName, st.CFIBytes)
+		fmt.Fprintf(w, "    %-28s %10d\n", st.CFIName, st.CFIBytes)
 	}
-	fmt.Fprintf(w, "    %-22s %10d\n", "SFrame v2", st.V2Bytes)
-	fmt.Fprintf(w, "    %-22s %10d\n", "SFrame v3", st.V3Bytes)
+	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v2", st.V2Bytes)
+	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v3", st.V3Bytes)
 	return nil
 }

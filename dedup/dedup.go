@@ -63,7 +63,8 @@ type Converter struct {
 	protos map[string]btf.TypeID
 	index  btf.TypeID // array index type
 
-	added int
+	added       int
+	unsupported int
 }
 
 type pair struct {
@@ -400,8 +401,15 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		}
 		return c.newType(t), nil
 	}
-	return 0, &Error{d.off, "unsupported DWARF tag " + d.tag.String()}
+	// A type BTF cannot describe (C++ or Rust constructs, GNU
+	// extensions): void, as pahole does for types it does not know.
+	c.unsupported++
+	return 0, nil
 }
+
+// Unsupported returns the number of DWARF types that BTF cannot describe
+// and that were mapped to void.
+func (c *Converter) Unsupported() int { return c.unsupported }
 
 func (c *Converter) typedefCandidates(name string) map[btf.TypeID]bool {
 	// Typedefs are indexed by target; a miss means the target resolved

@@ -17,7 +17,7 @@ func fixture(name string) string { return filepath.Join("..", "testdata", "encod
 
 // typeDIEs returns the offsets of the type DIEs directly under the
 // compilation units of d, in order, with Go's own reading of them.
-func typeDIEs(t *testing.T, d *dwarf.Data) (offs []dwarf.Offset, names map[dwarf.Offset]string) {
+func typeDIEs(t testing.TB, d *dwarf.Data) (offs []dwarf.Offset, names map[dwarf.Offset]string) {
 	t.Helper()
 	names = map[dwarf.Offset]string{}
 	r := d.Reader()

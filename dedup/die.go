@@ -29,6 +29,7 @@ type die struct {
 	typ      dwarf.Offset
 	decl     bool
 	enc      int64
+	kids     bool // children read
 	children []child
 }
 
@@ -45,8 +46,14 @@ type child struct {
 // maxDIECache bounds the DIE cache; beyond it the cache starts over.
 const maxDIECache = 1 << 20
 
-func (c *Converter) die(off dwarf.Offset) (*die, error) {
-	if d, ok := c.dies[off]; ok {
+func (c *Converter) die(off dwarf.Offset) (*die, error) { return c.load(off, true) }
+
+// dieHead reads a DIE without its children: what a pointer's target
+// needs to be matched by name.
+func (c *Converter) dieHead(off dwarf.Offset) (*die, error) { return c.load(off, false) }
+
+func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
+	if d, ok := c.dies[off]; ok && (d.kids || !kids) {
 		return d, nil
 	}
 	c.r.Seek(off)
@@ -65,7 +72,8 @@ func (c *Converter) die(off dwarf.Offset) (*die, error) {
 	d.typ, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
 	d.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
 	d.enc, _ = intVal(e.Val(dwarf.AttrEncoding))
-	if e.Children {
+	d.kids = kids || !e.Children
+	if e.Children && kids {
 		for {
 			ce, err := c.r.Next()
 			if err != nil {
@@ -379,7 +387,7 @@ func (c *Converter) eqPointee0(off dwarf.Offset, id btf.TypeID, visited map[pair
 	if !shallow || off == 0 {
 		return c.eq(off, id, visited, depth)
 	}
-	d, err := c.die(off)
+	d, err := c.dieHead(off)
 	if err != nil {
 		return false
 	}

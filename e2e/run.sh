@@ -104,6 +104,7 @@ E2E_SEED=$seed
 E2E_FUNCS="$funcs"
 E2E_TRIGGERS="$triggers"
 E2E_BATCH=${E2E_BATCH:-256}
+E2E_JUDGE_TRACEFS=${E2E_JUDGE_TRACEFS:-1000}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"

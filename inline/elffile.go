@@ -23,9 +23,9 @@ import (
 type object struct {
 	f       *elf.File
 	order   binary.ByteOrder
-	rel     bool // ET_REL
-	mmapped []byte // the file mapping, unmapped by close
-	data    []byte // the whole file when in memory (mapped or given)
+	rel     bool     // ET_REL
+	mmapped []byte   // the file mapping, unmapped by close
+	data    []byte   // the whole file when in memory (mapped or given)
 	base    []uint64 // layout address of each section (ET_REL), else sh_addr
 	secs    []secRange
 	funcs   []funcSym

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func FuzzExpr(f *testing.F) {
@@ -78,6 +80,17 @@ func FuzzReadELF(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				buf := make([]byte, 1<<20)
+				n := runtime.Stack(buf, true)
+				panic(string(buf[:n]))
+			}
+		}()
 		res, err := ReadBytes(data, Options{Workers: 1})
 		if err != nil {
 			return

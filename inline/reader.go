@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -165,6 +166,10 @@ func (o *object) read(path string, opt Options) (*Result, error) {
 	if len(info) == 0 {
 		return nil, fmt.Errorf("%s: no .debug_info section", path)
 	}
+	units, err := parseUnits(info, o.order)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	d, err := dwarf.New(o.debug[".debug_abbrev"], nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -175,10 +180,6 @@ func (o *object) read(path string, opt Options) (*Result, error) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 		}
-	}
-	units, err := parseUnits(info, o.order)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	// debug/dwarf fills in a unit's DWARF 5 base offsets the first time
 	// a reader enters it; do that here, once, before readers run in
@@ -295,8 +296,13 @@ func (st *Stats) add(sites []Site) {
 // SortSites orders sites by address, then function name, then the rest
 // of what distinguishes them, so output is deterministic.
 func SortSites(sites []Site) {
-	sort.SliceStable(sites, func(i, j int) bool {
-		a, b := &sites[i], &sites[j]
+	// Sort indices, then permute once: a Site is too big to swap around.
+	idx := make([]int32, len(sites))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &sites[idx[i]], &sites[idx[j]]
 		if a.Addr != b.Addr {
 			return a.Addr < b.Addr
 		}
@@ -314,6 +320,11 @@ func SortSites(sites []Site) {
 		}
 		return a.CallFile < b.CallFile
 	})
+	sorted := make([]Site, len(sites))
+	for i, j := range idx {
+		sorted[i] = sites[j]
+	}
+	copy(sites, sorted)
 }
 
 // internFuncs makes sites of the same function (same name, declaration
@@ -324,7 +335,16 @@ func internFuncs(sites []Site) {
 	for i := range sites {
 		f := sites[i].Func
 		sb.Reset()
-		fmt.Fprintf(&sb, "%s\x00%s\x00%d\x00%s\x00%v", f.Name, f.DeclFile, f.DeclLine, f.Return, f.Variadic)
+		sb.WriteString(f.Name)
+		sb.WriteByte(0)
+		sb.WriteString(f.DeclFile)
+		sb.WriteByte(0)
+		sb.WriteString(strconv.Itoa(f.DeclLine))
+		sb.WriteByte(0)
+		sb.WriteString(f.Return)
+		if f.Variadic {
+			sb.WriteString("\x00...")
+		}
 		for _, p := range f.Params {
 			sb.WriteString("\x00")
 			sb.WriteString(p.Name)

@@ -222,7 +222,23 @@ func (w *worker) unit(u *unitHdr) []Site {
 func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 	w.stats.Entries++
 	ps := &pendingSite{}
-	ranges, err := w.d.Ranges(e)
+	var ranges [][2]uint64
+	var err error
+	if f := e.AttrField(dwarf.AttrRanges); f == nil {
+		// The common low_pc/high_pc case, without debug/dwarf's Ranges
+		// (which decodes the unit entry again on every call).
+		lo, ok1 := e.Val(dwarf.AttrLowpc).(uint64)
+		if hf := e.AttrField(dwarf.AttrHighpc); ok1 && hf != nil {
+			switch v := hf.Val.(type) {
+			case uint64:
+				ranges = [][2]uint64{{lo, v}}
+			case int64:
+				ranges = [][2]uint64{{lo, lo + uint64(v)}}
+			}
+		}
+	} else {
+		ranges, err = w.d.Ranges(e)
+	}
 	if err != nil {
 		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.Offset, err)
 		return ps

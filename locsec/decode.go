@@ -62,6 +62,8 @@ func ELFBase(f *elf.File) func(section string) (uint64, error) {
 // constants relative. Caller and CallerOff are left for the caller to fill
 // (they need a symbol table).
 //
+// BTF does not record the inlining depth: Depth is 0.
+//
 // Sites of one FUNC share one *inline.Func: Func.FuncID, parameter names,
 // C type spellings and TypeIDs, and the return type, from the FUNC_PROTO.
 func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline.Site, error) {
@@ -128,7 +130,6 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 				Addr:       secBase + uint64(en.Offset),
 				Section:    sec,
 				SectionOff: uint64(en.Offset),
-				Depth:      1,
 				Params:     append([]inline.Location(nil), locs...),
 			})
 		}

@@ -28,8 +28,8 @@
 //     larger than 16 bytes, a constant larger than 8 bytes) is encoded as
 //     unavailable (0 in the LOC_PROTO) and counted in Stats.Unencodable.
 //   - CONST|ADDR values are relative to the object's base address: the
-//     lowest sh_addr of the object's SHF_ALLOC sections (Options.AddrBase;
-//     ObjectBase computes it). For vmlinux that is _text, so a consumer adds
+//     lowest non-zero sh_addr of the object's SHF_ALLOC sections
+//     (Options.AddrBase; ObjectBase computes it). For vmlinux that is _text, so a consumer adds
 //     the runtime _text (KASLR-slid) exactly as for LOCSEC offsets; it is
 //     also what pfunct adds back. Decode adds base("") back.
 //   - LOCSEC: one per ELF section holding sites, named "inline" + the

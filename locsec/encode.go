@@ -48,12 +48,14 @@ type Stats struct {
 	Unencodable int // parameter locations the format cannot carry
 }
 
-// ObjectBase returns the lowest sh_addr of f's SHF_ALLOC sections: the base
-// that CONST|ADDR values are relative to. 0 for ET_REL objects.
+// ObjectBase returns the lowest non-zero sh_addr of f's SHF_ALLOC
+// sections: the base that CONST|ADDR values are relative to (_text for a
+// vmlinux, whose .data..percpu is linked at 0 and would otherwise be the
+// lowest). 0 for ET_REL objects.
 func ObjectBase(f *elf.File) uint64 {
 	base, found := uint64(0), false
 	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NULL {
+		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NULL || s.Addr == 0 {
 			continue
 		}
 		if !found || s.Addr < base {
@@ -74,6 +76,7 @@ type funcInfo struct {
 	id     btf.TypeID // FUNC
 	nparam int        // FUNC_PROTO vlen (varargs slot included)
 	ptypes []btf.TypeID
+	psizes []uint32 // byte sizes of ptypes
 }
 
 type locKey struct {
@@ -190,22 +193,24 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 	var siteProto []int
 	paramIdx := map[locKey]int{}
 	var paramKeys []locKey
+	var refs []int
+	var keyBuf []byte
 	for _, i := range order {
 		s := &sites[i]
 		fi := infos[s.Func]
 		if s.SectionOff > math.MaxUint32 {
 			return e.st, fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", s.Func.Name, s.Section, s.SectionOff)
 		}
-		refs := make([]int, fi.nparam) // index into paramKeys, -1 unavailable
-		for j := range refs {
-			refs[j] = -1
+		refs = refs[:0] // index into paramKeys, -1 unavailable
+		for j := 0; j < fi.nparam; j++ {
+			refs = append(refs, -1)
 			if j >= len(s.Params) {
 				e.st.Unavailable++
 				continue
 			}
 			var tsize uint32
-			if j < len(fi.ptypes) {
-				tsize = e.typeSize(fi.ptypes[j])
+			if j < len(fi.psizes) {
+				tsize = fi.psizes[j]
 			}
 			k, ok := e.locKey(s.Params[j], tsize)
 			if !ok {
@@ -220,12 +225,15 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 			}
 			refs[j] = pi
 		}
-		key := intsKey(refs)
-		pi, seen := protoIdx[key]
+		keyBuf = keyBuf[:0]
+		for _, r := range refs {
+			keyBuf = binary.LittleEndian.AppendUint32(keyBuf, uint32(int32(r)))
+		}
+		pi, seen := protoIdx[string(keyBuf)]
 		if !seen {
 			pi = len(protoParams)
-			protoIdx[key] = pi
-			protoParams = append(protoParams, refs)
+			protoIdx[string(keyBuf)] = pi
+			protoParams = append(protoParams, append([]int(nil), refs...))
 		}
 		siteProto = append(siteProto, pi)
 		entries = append(entries, entry{sec: s.Section, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.SectionOff)}})
@@ -433,7 +441,10 @@ func (e *encoder) addFunc(f *inline.Func, ret btf.TypeID, ptypes []btf.TypeID) (
 	if f.Variadic {
 		n++
 	}
-	fi := &funcInfo{nparam: n, ptypes: ptypes}
+	fi := &funcInfo{nparam: n, ptypes: ptypes, psizes: make([]uint32, len(ptypes))}
+	for i, t := range ptypes {
+		fi.psizes[i] = e.typeSize(t)
+	}
 
 	fkey := f.Name + "\x00" + pkey
 	if id, ok := e.ownFunc[fkey]; ok {
@@ -689,14 +700,6 @@ func lessIDs(a, b []btf.TypeID) bool {
 		}
 	}
 	return false
-}
-
-func intsKey(v []int) string {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, uint32(int32(x)))
-	}
-	return string(b)
 }
 
 func idsKey(v []btf.TypeID) string {

@@ -317,3 +317,59 @@ func TestBpftoolLoads(t *testing.T) {
 		t.Errorf("no LOCSEC name in bpftool output:\n%s", out)
 	}
 }
+
+// TestDecodeNames: LOCSECs named as the kbuild series (".text") and the RFC
+// ("inline") did are read too.
+func TestDecodeNames(t *testing.T) {
+	base := testBase(t)
+	for name, want := range map[string]string{".text": ".text", "inline": ".text", "inline.init.text": ".init.text", ".noinstr.text": ".noinstr.text"} {
+		s := btf.NewSpec(base)
+		if _, err := s.Add(btf.NewLocSec(s.AddString(name), []btf.LocEntry{{Func: 4, LocProto: 10, Offset: 0x20}})); err == nil {
+			// foo has 2 parameters, LOC_PROTO [10] one: rejected.
+			if _, err := Decode(s, nil); err == nil {
+				t.Errorf("%s: vlen mismatch accepted", name)
+			}
+		}
+		s = btf.NewSpec(base)
+		lp, _ := s.Add(btf.NewLocProto([]btf.TypeID{5, 0}))
+		if _, err := s.Add(btf.NewLocSec(s.AddString(name), []btf.LocEntry{{Func: 4, LocProto: lp, Offset: 0x20}})); err != nil {
+			t.Fatal(err)
+		}
+		sites, err := Decode(s, func(sec string) (uint64, error) { return 0x1000, nil })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(sites) != 1 || sites[0].Section != want || sites[0].Addr != 0x1020 || sites[0].Func.Name != "foo" ||
+			sites[0].Params[0] != (inline.Location{Kind: inline.LocReg, Reg: 5, Size: 4}) || sites[0].Params[1].Kind != inline.LocUnavailable {
+			t.Errorf("%s: %+v", name, sites)
+		}
+	}
+}
+
+// TestCanonicalSigned: SIGNED exactly for negative offsets and constants,
+// constants cut to their size.
+func TestCanonicalSigned(t *testing.T) {
+	for _, c := range []struct {
+		in   inline.Location
+		want inline.Location
+	}{
+		{inline.Location{Kind: inline.LocConst, Value: 5, Signed: true, Size: 4}, inline.Location{Kind: inline.LocConst, Value: 5, Size: 4}},
+		{inline.Location{Kind: inline.LocConst, Value: 0xff, Signed: true, Size: 1}, inline.Location{Kind: inline.LocConst, Value: ^uint64(0), Signed: true, Size: 1}},
+		{inline.Location{Kind: inline.LocConst, Value: 0x1ff, Size: 1}, inline.Location{Kind: inline.LocConst, Value: 0xff, Size: 1}},
+		{inline.Location{Kind: inline.LocMem, Reg: 6, Offset: -8, Size: 8}, inline.Location{Kind: inline.LocMem, Reg: 6, Offset: -8, Signed: true, Size: 8}},
+		{inline.Location{Kind: inline.LocRegOffset, Reg: 6, Offset: 8, Signed: true}, inline.Location{Kind: inline.LocRegOffset, Reg: 6, Offset: 8, Size: 8}},
+	} {
+		got, ok := Canonical(c.in, 8)
+		if !ok || got != c.want {
+			t.Errorf("Canonical(%+v) = %+v, want %+v", c.in, got, c.want)
+		}
+		k, ok := canonKey(c.in, 8, 0)
+		if !ok {
+			t.Fatal(c.in)
+		}
+		dec, _ := locFromParam(k.size, k.flags, k.v[:k.n], 0)
+		if dec != c.want {
+			t.Errorf("encode+decode(%+v) = %+v, want %+v", c.in, dec, c.want)
+		}
+	}
+}

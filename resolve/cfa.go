@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"sync"
@@ -9,58 +10,113 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
-// elfCFA returns a CFAFunc over f's .debug_frame (else .eh_frame), parsed
-// on first use: most resolutions never meet a DW_OP_fbreg location and
-// should not pay for reading the unwind tables. Relocatable objects are
-// not supported (their FDE addresses need relocation): nil.
+// fdeRef locates one FDE of a .debug_frame section.
+type fdeRef struct {
+	begin, end uint64
+	off, n     int // FDE bytes [off, off+n)
+	cie, cieN  int // its CIE's bytes
+}
+
+// indexDebugFrame lists the FDEs of a .debug_frame (ELF64, 32-bit DWARF
+// lengths) without decoding their instructions, sorted by address.
+func indexDebugFrame(d []byte, bo binary.ByteOrder) []fdeRef {
+	var out []fdeRef
+	cies := map[int]int{} // CIE offset -> length incl. header
+	for off := 0; off+4 <= len(d); {
+		l := int(bo.Uint32(d[off:]))
+		if l == 0xffffffff || l < 4 || off+4+l > len(d) {
+			break // 64-bit DWARF or garbage: stop (the caller falls back)
+		}
+		id := bo.Uint32(d[off+4:])
+		if id == 0xffffffff {
+			cies[off] = 4 + l
+		} else if l >= 4+16 {
+			cie := int(id)
+			if n, ok := cies[cie]; ok {
+				begin := bo.Uint64(d[off+8:])
+				rng := bo.Uint64(d[off+16:])
+				out = append(out, fdeRef{begin, begin + rng, off, 4 + l, cie, n})
+			}
+		}
+		off += 4 + l
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].begin < out[j].begin })
+	return out
+}
+
+// elfCFA returns a CFAFunc over f's .debug_frame (else .eh_frame). It
+// indexes the FDEs on first use and decodes only the FDE covering the pc
+// asked for: most resolutions meet few DW_OP_fbreg locations and should
+// not pay for the kernel's 40,000 FDEs. Relocatable objects are not
+// supported (their FDE addresses need relocation): nil.
 func elfCFA(f *elf.File, a Arch) CFAFunc {
 	if f.Type == elf.ET_REL {
 		return nil
 	}
 	var (
-		once sync.Once
-		fdes frame.FrameDescriptionEntries
+		once  sync.Once
+		data  []byte
+		index []fdeRef
+		all   frame.FrameDescriptionEntries // fallback: whole-table parse
 	)
-	sorted := func(f frame.FrameDescriptionEntries) frame.FrameDescriptionEntries {
-		// FDEForPC binary-searches; .debug_frame lists FDEs in
-		// compilation-unit order, not address order.
-		sort.SliceStable(f, func(i, j int) bool { return f[i].Begin() < f[j].Begin() })
-		return f
-	}
 	load := func() {
 		defer func() {
 			// The unwind-table parser is third-party code: a malformed
 			// table must cost us the fbreg locations, not the process.
 			if recover() != nil {
-				fdes = nil
+				index, all = nil, nil
 			}
 		}()
 		if s := f.Section(".debug_frame"); s != nil {
-			if data, err := s.Data(); err == nil {
-				fdes, _ = frame.Parse(data, f.ByteOrder, 0, 8, 0)
-				fdes = sorted(fdes)
+			var err error
+			if data, err = s.Data(); err == nil {
+				if index = indexDebugFrame(data, f.ByteOrder); index == nil {
+					all, _ = frame.Parse(data, f.ByteOrder, 0, 8, 0)
+				}
 			}
-			return
-		}
-		if s := f.Section(".eh_frame"); s != nil && s.Addr != 0 {
-			if data, err := s.Data(); err == nil {
-				fdes, _ = frame.Parse(data, f.ByteOrder, 0, 8, s.Addr)
-				fdes = sorted(fdes)
+		} else if s := f.Section(".eh_frame"); s != nil && s.Addr != 0 {
+			if d, err := s.Data(); err == nil {
+				all, _ = frame.Parse(d, f.ByteOrder, 0, 8, s.Addr)
 			}
 		}
+		// FDEForPC binary-searches; tables list FDEs in compilation-unit
+		// order, not address order.
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Begin() < all[j].Begin() })
+	}
+	fdeFor := func(pc uint64) *frame.FrameDescriptionEntry {
+		if index == nil {
+			fde, err := all.FDEForPC(pc)
+			if err != nil {
+				return nil
+			}
+			return fde
+		}
+		i := sort.Search(len(index), func(i int) bool { return index[i].end > pc })
+		if i == len(index) || pc < index[i].begin {
+			return nil
+		}
+		r := index[i]
+		// A two-entry table: the CIE at 0 and the FDE pointing at it.
+		mini := make([]byte, 0, r.cieN+r.n)
+		mini = append(mini, data[r.cie:r.cie+r.cieN]...)
+		fde := append([]byte(nil), data[r.off:r.off+r.n]...)
+		f.ByteOrder.PutUint32(fde[4:], 0)
+		mini = append(mini, fde...)
+		fdes, err := frame.Parse(mini, f.ByteOrder, 0, 8, 0)
+		if err != nil || len(fdes) != 1 {
+			return nil
+		}
+		return fdes[0]
 	}
 	return func(pc uint64) (reg uint32, off int64, ok bool) {
 		once.Do(load)
-		if fdes == nil {
-			return 0, 0, false
-		}
 		defer func() {
 			if recover() != nil {
 				ok = false
 			}
 		}()
-		fde, err := fdes.FDEForPC(pc)
-		if err != nil {
+		fde := fdeFor(pc)
+		if fde == nil || !fde.Cover(pc) {
 			return 0, 0, false
 		}
 		fc, err := fde.EstablishFrame(pc)

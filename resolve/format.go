@@ -145,7 +145,9 @@ func (r *Result) writePerf(w io.Writer) error {
 		if mod != "" {
 			m = "-m " + mod + " "
 		}
-		line := fmt.Sprintf("perf probe %s-a 'inline:%s=%s%s'", m, p.Event, target, kprobeArgs(p))
+		// --no-inlines: perf applies FUNC+OFF to every inlined instance
+		// of FUNC too; the probe point here is the symbol's.
+		line := fmt.Sprintf("perf probe %s--no-inlines -a 'inline:%s=%s%s'", m, p.Event, target, kprobeArgs(p))
 		if why := p.skipped(); why != "" {
 			fmt.Fprintf(w, "# (%s) %s\n", why, line)
 			continue

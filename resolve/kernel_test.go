@@ -246,3 +246,72 @@ func BenchmarkKernelResolve(b *testing.B) {
 		}
 	}
 }
+
+// TestKernelStats prints the traceability table of the kernel data's
+// vmlinux and checks that the classes partition the functions.
+func TestKernelStats(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	inl := kernelInlineBTF(t, vmlinux)
+	tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ComputeStats(tg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	st.Write(&b)
+	t.Logf("\n%s", b.String())
+	if sum := st.Fentry + st.InlinedOnly + st.NoTrace + st.NoBTF + st.ClonesOnly + st.Other; sum != st.Functions {
+		t.Errorf("classes sum to %d, total %d", sum, st.Functions)
+	}
+	if st.Sites != st.SitesFull+st.SitesPartial+st.SitesNone || st.Sites != st.SitesTraceable+st.SitesNoTrace {
+		t.Errorf("site rows do not add up: %+v", st)
+	}
+	// Debian 6.1 x86-64 has tens of thousands of each; a broken reader
+	// (e.g. no __mcount_loc) would give zero.
+	if st.Fentry < 20000 || st.InlinedOnly < 10000 || st.NoTrace < 1000 {
+		t.Errorf("implausible table: %+v", st)
+	}
+}
+
+// TestKernelPerfAcceptsOurSyntax: perf probe -D accepts the commands of
+// "--format perf" and turns them into the same kprobe_events fetch args.
+func TestKernelPerfAcceptsOurSyntax(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	perf := testutil.SystemTool(t, "perf")
+	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tg.Resolve("tcp_snd_cwnd_set", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Places {
+		if p.skipped() != "" {
+			continue
+		}
+		spec := p.Target + kprobeArgs(&p)
+		out, err := exec.Command(perf, "probe", "-k", vmlinux, "--no-inlines", "-D", spec).CombinedOutput()
+		if err != nil {
+			t.Errorf("perf probe -D %q: %v\n%s", spec, err, out)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 1 {
+			t.Errorf("%s: perf made %d probes of %q", p.Event, len(lines), spec)
+		}
+		got := strings.Fields(lines[0])
+		if len(got) < 2 {
+			t.Errorf("perf output %q", out)
+			continue
+		}
+		if w := strings.Fields(kprobeArgs(&p)); strings.Join(got[2:], " ") != strings.Join(w, " ") {
+			t.Errorf("%s: perf made %q of our %q", p.Event, got[2:], w)
+		}
+	}
+}

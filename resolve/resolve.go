@@ -144,6 +144,13 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 		}
 		p.Event = unique(p.Event)
 		p.NoTrace = t.Rules.Check(c.Section, c.Addr, c.Name)
+		if t.Rel && t.Running {
+			if b, err := t.base(c.Section); err == nil {
+				p.Addr = b + c.Addr
+			} else {
+				p.HasAddr, p.Note = false, "no address: "+err.Error()
+			}
+		}
 		p.Target = t.target(c.Name, 0, p.Addr)
 		if c.Name != name {
 			p.Note = "gcc clone: its parameters may differ from the FUNC_PROTO (IPA-SRA, constant propagation, partial inlining)"
@@ -193,7 +200,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 // _text+0xoff for vmlinux; "" when no spelling is safe.
 func (t *Target) target(caller string, off, addr uint64) string {
 	prefix := ""
-	if t.Rel || (t.Running && t.Name != "vmlinux") {
+	if t.Rel || t.module {
 		prefix = t.Name + ":"
 	}
 	if caller != "" && t.Syms != nil && len(t.Syms.ByName(caller)) == 1 {

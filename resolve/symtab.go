@@ -149,6 +149,14 @@ func (t *SymTab) sortPacked() bool {
 }
 
 func (t *SymTab) compare(a, b symEnt) int {
+	// Linker markers (_stext, __noinstr_text_start) share addresses with
+	// the first function of a region; name the function.
+	if ma, mb := isMarker(t.nameBytes(&a)), isMarker(t.nameBytes(&b)); ma != mb && a.addr == b.addr && (!t.rel || a.sec == b.sec) {
+		if mb {
+			return -1
+		}
+		return 1
+	}
 	{
 		if t.rel && a.sec != b.sec {
 			return cmp.Compare(t.secs[a.sec], t.secs[b.sec])
@@ -367,6 +375,16 @@ func (t *SymTab) Clones(name string) []Symbol {
 		return out[i].Addr < out[j].Addr
 	})
 	return out
+}
+
+// isMarker reports linker-script symbols that bound text regions.
+func isMarker(n []byte) bool {
+	s := string(n)
+	switch s {
+	case "_text", "_stext", "_etext", "_sinittext", "_einittext":
+		return true
+	}
+	return strings.HasPrefix(s, "__") && (strings.HasSuffix(s, "_text_start") || strings.HasSuffix(s, "_text_end"))
 }
 
 // isCloneSuffix recognises gcc's clone suffixes (after the first dot).

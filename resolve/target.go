@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,9 @@ type Options struct {
 	Running bool     // /sys/kernel/btf + /proc/kallsyms
 	Module  string   // with Running: vmlinux (default) or a module name
 	Sys     System   // root of /proc and /sys (tests use a fake tree)
+	// NoInline lets an ELF without .BTF.inline open (Spec is then its
+	// .BTF); for "stats" without inline sites.
+	NoInline bool
 }
 
 // Target is an opened object: its inline BTF, where its sections are, its
@@ -41,6 +45,10 @@ type Target struct {
 	// Notes are caveats to print once (stderr or a JSON field).
 	Notes []string
 
+	module  bool              // a kernel module: probe points are MOD:sym+off
+	elf     *elf.File         // the ELF giving symbols and sections, if any
+	markers map[string]uint64 // marker symbols of that ELF
+
 	base     func(section string) (uint64, error)
 	addrBase uint64 // CONST|ADDR values are relative to this (locsec.ObjectBase)
 	addrOK   bool
@@ -50,9 +58,9 @@ type Target struct {
 
 // Open loads a target.
 func Open(o Options) (*Target, error) {
-	if o.Running {
-		if o.File != "" || len(o.Bases) > 0 {
-			return nil, errors.New("--running reads /sys/kernel/btf and /proc/kallsyms; give no FILE or -B with it")
+	if o.Running && o.File == "" {
+		if len(o.Bases) > 0 {
+			return nil, errors.New("--running without FILE reads /sys/kernel/btf; -B needs a FILE")
 		}
 		return openRunning(o)
 	}
@@ -67,19 +75,26 @@ func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
 	var ef *elf.File
 	var efPath string
 	for _, p := range paths {
+		ef, efPath = nil, ""
+		if btf.IsELF(p) {
+			// Read only the .BTF section: btf.LoadFile would read the
+			// whole file, 600 MB for a vmlinux with DWARF.
+			f, err := elf.Open(p)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			s, err := btf.LoadELFSection(f, ".BTF", base)
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("base %s: %w", p, err)
+			}
+			base, ef, efPath = s, f, p
+			continue
+		}
 		s, err := btf.LoadFile(p, base)
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("base %s: %w", p, err)
 		}
 		base = s
-		ef, efPath = nil, ""
-		if btf.IsELF(p) {
-			f, err := elf.Open(p)
-			if err != nil {
-				return nil, nil, "", err
-			}
-			ef, efPath = f, p
-		}
 	}
 	return base, ef, efPath, nil
 }
@@ -95,16 +110,19 @@ func openFile(o Options) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Section(".BTF.inline") == nil {
+		hasInline := f.Section(".BTF.inline") != nil
+		if !hasInline && !o.NoInline {
 			return nil, fmt.Errorf("%s has no .BTF.inline section (write one with \"btfinline encode\")", o.File)
 		}
 		main, err := btf.LoadELFSection(f, ".BTF", base)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.File, err)
 		}
-		spec, err := btf.LoadELFSection(f, ".BTF.inline", main)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.File, err)
+		spec := main
+		if hasInline {
+			if spec, err = btf.LoadELFSection(f, ".BTF.inline", main); err != nil {
+				return nil, fmt.Errorf("%s: %w", o.File, err)
+			}
 		}
 		t.Spec, t.Main = spec, main
 		symELF, symPath = f, o.File
@@ -132,8 +150,132 @@ func openFile(o Options) (*Target, error) {
 	if err := t.fromELF(symELF); err != nil {
 		return nil, fmt.Errorf("%s: %w", symPath, err)
 	}
+	if o.Running {
+		if err := t.relocateToRunning(o, symPath); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
+
+// StaleError says the running kernel is not the one FILE describes.
+type StaleError struct{ Msg string }
+
+func (e *StaleError) Error() string {
+	return "stale kernel: " + e.Msg + "; refusing to print addresses"
+}
+
+// relocateToRunning keeps FILE's BTF and symbols but takes addresses from
+// the running kernel: the KASLR slide is kallsyms' _text minus the ELF's,
+// after checking that the two are the same build (build id from
+// /sys/kernel/notes, and symbols at the same distances from _text).
+func (t *Target) relocateToRunning(o Options, path string) error {
+	sys := o.Sys
+	if sys.Root == "" {
+		sys.Root = "/"
+	}
+	k, err := sys.Kallsyms()
+	if err != nil {
+		return err
+	}
+	t.Running = true
+	if t.Rel {
+		mod := o.Module
+		if mod == "" {
+			mod = t.Name
+		}
+		t.Name = mod
+		if want, err := buildID(t.elf); err == nil && want != "" {
+			if got, err := os.ReadFile(sys.path(filepath.Join("/sys/module", mod, "notes", ".note.gnu.build-id"))); err == nil {
+				if id, _ := parseBuildIDNote(got, t.elf.ByteOrder); id != "" && id != want {
+					return &StaleError{fmt.Sprintf("module %s is build %s, %s is %s", mod, id, path, want)}
+				}
+			}
+		}
+		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
+		t.addrOK = false
+		t.CFA = nil
+		return nil
+	}
+	run, err := k.TextBase()
+	if err != nil {
+		return err
+	}
+	if !t.textOK {
+		return errors.New("the ELF has no _text or .text to relocate from")
+	}
+	if want, err := buildID(t.elf); err == nil && want != "" {
+		if notes, err := os.ReadFile(sys.path("/sys/kernel/notes")); err == nil {
+			if id, _ := parseBuildIDNote(notes, t.elf.ByteOrder); id != "" && id != want {
+				return &StaleError{fmt.Sprintf("the running kernel is build %s, %s is %s", id, path, want)}
+			}
+		}
+	}
+	slide := run - t.textBase
+	// The build id may be unreadable; symbols must agree in any case.
+	checked := 0
+	for _, s := range k.Text {
+		if s.Module != "" || checked >= 256 {
+			continue
+		}
+		l := t.Syms.ByName(s.Name)
+		if len(l) != 1 || !l[0].Global {
+			continue
+		}
+		checked++
+		if l[0].Addr+slide != s.Addr {
+			return &StaleError{fmt.Sprintf("%s is at _text+%#x in kallsyms but _text+%#x in %s", s.Name, s.Addr-run, l[0].Addr-t.textBase, path)}
+		}
+	}
+	if checked == 0 {
+		return &StaleError{"no kallsyms symbol could be matched with " + path}
+	}
+	t.Slide = slide
+	elfBase := t.base
+	t.base = func(sec string) (uint64, error) {
+		a, err := elfBase(sec)
+		return a + slide, err
+	}
+	t.textBase += slide
+	t.addrBase += slide
+	return nil
+}
+
+// buildID returns the hex NT_GNU_BUILD_ID of f, "" if it has none.
+func buildID(f *elf.File) (string, error) {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		d, err := s.Data()
+		if err != nil {
+			return "", err
+		}
+		if id, ok := parseBuildIDNote(d, f.ByteOrder); ok {
+			return id, nil
+		}
+	}
+	return "", nil
+}
+
+// parseBuildIDNote finds the GNU build-id note in a note section's bytes.
+func parseBuildIDNote(d []byte, bo binary.ByteOrder) (string, bool) {
+	for len(d) >= 12 {
+		nsz, dsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
+		n := 12 + int(align4(nsz))
+		end := n + int(align4(dsz))
+		if nsz > 1<<16 || dsz > 1<<16 || end > len(d) {
+			return "", false
+		}
+		if typ == 3 && nsz == 4 && string(d[12:15]) == "GNU" {
+			return fmt.Sprintf("%x", d[n:n+int(dsz)]), true
+		}
+		d = d[end:]
+	}
+	return "", false
+}
+
+func align4(x uint32) uint32 { return (x + 3) &^ 3 }
 
 func objName(paths ...string) string {
 	for _, p := range paths {
@@ -160,6 +302,7 @@ func (t *Target) fromELF(f *elf.File) error {
 		return fmt.Errorf("symbol table: %w", err)
 	}
 	t.Syms = es.Funcs
+	t.elf, t.markers = f, es.Markers
 	if t.Rules, err = ELFRules(f, a, es.Funcs, es.Markers); err != nil {
 		return err
 	}
@@ -220,6 +363,7 @@ func openRunning(o Options) (*Target, error) {
 		return nil, err
 	}
 	t.Main = main
+	t.module = mod != "vmlinux"
 	t.Syms = k.SymTab(mod)
 	if t.Rules, err = RunningRules(sys, k, t.Arch, t.Syms); err != nil {
 		return nil, err
@@ -273,7 +417,7 @@ func (t *Target) Place(sites []inline.Site) map[int]string {
 		}
 		s.Addr = c.a + s.SectionOff
 		if t.Syms != nil {
-			key := s.Addr
+			key := s.Addr - t.Slide
 			if t.Rel {
 				key = s.SectionOff
 			}
@@ -293,7 +437,7 @@ func (t *Target) Traceable(s *inline.Site) string {
 	if t.Rules == nil {
 		return ""
 	}
-	a := s.Addr
+	a := s.Addr - t.Slide // the rules are in the ELF's link-time addresses
 	if t.Rel {
 		a = s.SectionOff
 	}

@@ -162,7 +162,8 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 
 // MarkerNames are the symbols ELFRules needs from a linked object.
 func MarkerNames() map[string]bool {
-	m := map[string]bool{"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true}
+	m := map[string]bool{"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true,
+		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true}
 	for _, p := range markerPairs {
 		m[p.start], m[p.end] = true, true
 	}

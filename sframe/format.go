@@ -1,14 +1,3 @@
-// Package sframe reads, writes, dumps and produces SFrame stack trace
-// sections (versions 2 and 3; AMD64 and AArch64).
-//
-// It owns the byte format (decode/encode, with the readelf --sframe text
-// form in dump.go), the translation of DWARF call frame information into
-// SFrame the way GNU as does it (translate.go), the PLT entries GNU ld
-// synthesises (plt.go), the ELF plumbing that feeds them (input.go) and the
-// section-appending ELF writer used by "btfinline sframe emit --elf-section"
-// (elfwrite.go). Parsing and interpreting CFI lives in sframe/cfi.
-//
-// See docs.go for where this package deliberately differs from GNU as/ld.
 package sframe
 
 import (
@@ -486,7 +475,11 @@ func Encode(s *Section, opt EncodeOptions) ([]byte, error) {
 		blockOrder[i] = i
 	}
 	sort.SliceStable(blockOrder, func(a, b int) bool { return s.FDEs[blockOrder[a]].Block < s.FDEs[blockOrder[b]].Block })
-	var fres []byte
+	est := 0
+	for i := range s.FDEs {
+		est += 5 + 4*len(s.FDEs[i].FREs)
+	}
+	fres := make([]byte, 0, est)
 	freOffs := make([]uint32, len(s.FDEs))
 	infos := make([]uint8, len(s.FDEs))
 	numFREs := 0

@@ -36,7 +36,7 @@ type Input struct {
 func Open(raw []byte) (*Input, error) {
 	f, err := elf.NewFile(bytes.NewReader(raw))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("not a usable ELF file: %w", err)
 	}
 	in := &Input{Raw: raw, File: f, Rel: f.Type == elf.ET_REL}
 	switch f.Machine {
@@ -301,11 +301,6 @@ func (in *Input) deref(addr uint64) (uint64, bool) {
 	return 0, false
 }
 
-// execSection finds the executable section holding addr.
-func (in *Input) execSection(addr uint64) (int, bool) {
-	return in.execRanges().find(addr)
-}
-
 type execRange struct {
 	lo, hi uint64
 	sec    int
@@ -482,6 +477,7 @@ func (in *Input) Emit(opt EmitOptions) (*Emitted, error) {
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min((w+1)*chunk, len(res.FDEs))
 		g.Go(func() error {
+			arena := &freArena{}
 			for i := lo; i < hi; i++ {
 				f := res.FDEs[i]
 				r := &results[i]
@@ -495,7 +491,7 @@ func (in *Input) Emit(opt EmitOptions) (*Emitted, error) {
 					r.reason = SkipPLT
 					continue
 				}
-				r.fde, r.reason = Translate(f, in.ABI, opt.Version)
+				r.fde, r.reason = translate(f, in.ABI, opt.Version, arena)
 			}
 			return nil
 		})

@@ -34,3 +34,21 @@ func TestKernelLLVM(t *testing.T) {
 		t.Run(filepath.Base(l), func(t *testing.T) { verifyFile(t, l, Version3) })
 	}
 }
+
+// TestKernelModuleSection adds .sframe (+ .rela.sframe) to kernel modules
+// and checks that readelf reads it exactly as our dump prints it.
+func TestKernelModuleSection(t *testing.T) {
+	dir := testutil.KernelData(t)
+	for _, m := range []string{"tcp_bbr", "xfs"} {
+		t.Run(m, func(t *testing.T) {
+			ours, em := emitInto(t, filepath.Join(dir, "modules", m+".ko"), Version3)
+			want := readelfSFrame(t, ours)
+			if got := ourDump(t, ours); got != want {
+				t.Errorf("dump differs:\n%s", lineDiff(got, want))
+			}
+			if len(em.Section.FDEs) != em.CFIFDEs {
+				t.Errorf("%d of %d FDEs kept: %v", len(em.Section.FDEs), em.CFIFDEs, em.Skipped)
+			}
+		})
+	}
+}

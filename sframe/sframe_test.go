@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -101,7 +100,7 @@ func sectionBytes(t *testing.T, path, name string) []byte {
 // byte-identical to what GNU as --gsframe wrote for the same assembly, and
 // readelf prints both the same way.
 func TestGasObjects(t *testing.T) {
-	for _, v := range x86Variants {
+	for _, v := range append(x86Variants, "edge-x86") {
 		t.Run(v, func(t *testing.T) {
 			ours, em := emitInto(t, filepath.Join(fixtures, v+".o"), Version3)
 			gas := filepath.Join(fixtures, v+".gas.o")
@@ -139,7 +138,7 @@ func sameRelocs(a, b []byte) bool {
 // TestDumpMatchesReadelf: our dump of gas's and ld's sections is readelf's
 // text, byte for byte.
 func TestDumpMatchesReadelf(t *testing.T) {
-	var files []string
+	files := []string{"edge-x86.gas.o"}
 	for _, v := range x86Variants {
 		files = append(files, v+".gas.o", v+".exe")
 	}
@@ -152,8 +151,6 @@ func TestDumpMatchesReadelf(t *testing.T) {
 		})
 	}
 }
-
-var funcHeader = regexp.MustCompile(`(?m)^    func idx \[\d+\]: (pc = .*)$`)
 
 // splitFuncs maps "pc = ..., size = ..." to the function's FRE lines.
 func splitFuncs(dump string) map[string]string {
@@ -204,8 +201,11 @@ func TestLinked(t *testing.T) {
 // TestReencode: decoding gas's and ld's sections and encoding them again
 // gives the same bytes.
 func TestReencode(t *testing.T) {
-	for _, v := range x86Variants {
+	for _, v := range append(x86Variants, "edge-x86") {
 		for _, f := range []string{v + ".gas.o", v + ".exe"} {
+			if v == "edge-x86" && f == v+".exe" {
+				continue
+			}
 			t.Run(f, func(t *testing.T) {
 				p := filepath.Join(fixtures, f)
 				ef, err := elf.Open(p)
@@ -272,7 +272,7 @@ func verifyFile(t *testing.T, path string, version uint8) VerifyResult {
 // TestUnwindAgrees: at every CFI row boundary and FRE start of every FDE
 // we keep, the SFrame rule for CFA, RA and FP equals the CFI row's.
 func TestUnwindAgrees(t *testing.T) {
-	var files []string
+	files := []string{"edge-x86.o"}
 	for _, v := range x86Variants {
 		files = append(files, v+".o", v+".nosf.exe")
 	}
@@ -323,18 +323,13 @@ func TestReadelfReadsOurs(t *testing.T) {
 }
 
 // TestELFAppendKeepsBytes: adding .sframe leaves every other section's
-// bytes and header (except the name table's) unchanged, and the original
-// file prefix intact.
+// bytes and header (except the name table's) unchanged. (The old section
+// header table itself is reclaimed: see internal/elfwrite.)
 func TestELFAppendKeepsBytes(t *testing.T) {
 	for _, f := range []string{"x86-O2.o", "x86-O2.nosf.exe", "a64-O2.o"} {
 		t.Run(f, func(t *testing.T) {
 			p := filepath.Join(fixtures, f)
-			orig, _ := os.ReadFile(p)
 			ours, _ := emitInto(t, p, Version3)
-			got, _ := os.ReadFile(ours)
-			if !bytes.Equal(got[64:len(orig)], orig[64:]) {
-				t.Error("original bytes after the ELF header changed")
-			}
 			a, err := elf.Open(p)
 			if err != nil {
 				t.Fatal(err)

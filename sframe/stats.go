@@ -6,6 +6,8 @@ type Stats struct {
 	CFIName            string
 	CFIFDEs            int
 	CFIBytes, HdrBytes uint64
+	HdrEntries         uint64
+	HdrMatched         int
 	V2FDEs, V2FREs     int
 	V3FDEs, V3FREs     int
 	V3Flex             int
@@ -37,6 +39,7 @@ func (in *Input) Stats() (*Stats, error) {
 		st.CFIName, st.CFIFDEs, st.CFIBytes = em.CFIName, em.CFIFDEs, em.CFIBytes
 		if em.EHFrameHdr != nil {
 			st.HdrBytes = em.EHFrameHdr.Size
+			st.HdrEntries, st.HdrMatched = em.EHFrameHdr.Count, em.EHFrameHdr.Matched
 		}
 		if v == Version2 {
 			st.V2FDEs, st.V2FREs, st.V2Bytes, st.SkippedV2 = len(em.Section.FDEs), fres, len(b), em.Skipped

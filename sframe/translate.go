@@ -99,6 +99,26 @@ func fitsInt32(v int64) bool { return v >= -1<<31 && v < 1<<31 }
 // Translate turns one CFI FDE into an SFrame FDE the way GNU as would have
 // from the same CFI directives. It returns the FDE, or a skip reason.
 func Translate(f *cfi.FDE, abi ABI, version uint8) (*FDE, string) {
+	return translate(f, abi, version, nil)
+}
+
+// freArena hands out FRE slices from large blocks: one allocation per
+// block instead of one per function.
+type freArena struct{ buf []FRE }
+
+func (a *freArena) take(n int) []FRE {
+	if a == nil || n > 256 {
+		return make([]FRE, 0, n)
+	}
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]FRE, 0, 16384)
+	}
+	s := a.buf[len(a.buf) : len(a.buf) : len(a.buf)+n]
+	a.buf = a.buf[:len(a.buf)+n]
+	return s
+}
+
+func translate(f *cfi.FDE, abi ABI, version uint8, arena *freArena) (*FDE, string) {
 	if f.Size == 0 {
 		return nil, SkipEmpty
 	}
@@ -107,7 +127,7 @@ func Translate(f *cfi.FDE, abi ABI, version uint8) (*FDE, string) {
 	*x = xlate{abi: abi, size: f.Size, rows: x.rows[:0]}
 	x.sp, x.fp, x.ra = abi.Regs()
 	x.raTrack = abi != ABIAMD64LE
-	fde, reason := x.run(f)
+	fde, reason := x.run(f, arena)
 	signal := f.CIE.SignalFrame
 	if reason != "" {
 		if !signal || reason == SkipCFIError {
@@ -139,7 +159,7 @@ func Translate(f *cfi.FDE, abi ABI, version uint8) (*FDE, string) {
 	return fde, ""
 }
 
-func (x *xlate) run(f *cfi.FDE) (*FDE, string) {
+func (x *xlate) run(f *cfi.FDE, arena *freArena) (*FDE, string) {
 	if f.CIE.RAReg != x.ra {
 		return nil, SkipReturnColumn
 	}
@@ -180,7 +200,7 @@ func (x *xlate) run(f *cfi.FDE) (*FDE, string) {
 			}
 		}
 	}
-	out := &FDE{FREs: make([]FRE, 0, len(x.rows))}
+	out := &FDE{FREs: arena.take(len(x.rows))}
 	for i := range x.rows {
 		r := &x.rows[i]
 		if r.begin > f.Size {

@@ -78,23 +78,58 @@ func SetSection(path, name string, data []byte, opts Options) (Result, error) {
 	if res.Unchanged {
 		return res, nil
 	}
-	return res, writeAtomic(path, out)
+	return res, WriteAtomic(path, out)
 }
 
 // Build returns the bytes of the ELF image raw with section name set to
 // data. It is SetSection without the file system.
 func Build(raw []byte, name string, data []byte, opts Options) ([]byte, Result, error) {
+	out, placed, err := BuildSections(raw, []Section{{
+		Name: name, Type: opts.Type, Flags: opts.Flags, Addralign: opts.Addralign,
+		Data: data, Replace: opts.Replace,
+	}})
+	var res Result
+	if len(placed) == 1 {
+		res = Result{Replaced: placed[0].Replaced, Unchanged: placed[0].Unchanged, Index: placed[0].Index}
+	}
+	return out, res, err
+}
+
+// Section is one section for BuildSections to add or replace.
+type Section struct {
+	Name      string
+	Type      elf.SectionType // 0: SHT_PROGBITS
+	Flags     elf.SectionFlag
+	Addr      uint64
+	Addralign uint64 // 0: 4
+	Entsize   uint64
+	Link      uint32
+	Info      uint32
+	// InfoFrom, when set, names a section (new or existing) whose index
+	// goes into sh_info, as a relocation section needs.
+	InfoFrom string
+	Data     []byte
+	// Replace allows replacing an existing section with other contents.
+	Replace bool
+}
+
+// Placed says where BuildSections put one section.
+type Placed struct {
+	Index     int    // section header index
+	Offset    uint64 // file offset of the data
+	Replaced  bool
+	Unchanged bool // existed with exactly these bytes
+}
+
+// BuildSections returns raw with every section of secs added or replaced,
+// in one rewrite. When every section already holds exactly its bytes the
+// returned image is nil and every Placed says Unchanged.
+func BuildSections(raw []byte, secs []Section) ([]byte, []Placed, error) {
 	img, err := parse(raw)
 	if err != nil {
-		return nil, Result{}, err
+		return nil, nil, err
 	}
-	if opts.Type == 0 {
-		opts.Type = elf.SHT_PROGBITS
-	}
-	if opts.Addralign == 0 {
-		opts.Addralign = 4
-	}
-	return img.set(name, data, opts)
+	return img.set(secs)
 }
 
 // image is the parsed structure of an ELF file: enough to rewrite its
@@ -260,48 +295,89 @@ func (img *image) setField(h []byte, f field, v uint64) {
 	img.order.PutUint32(h[off64[f]:], uint32(v))
 }
 
-func (img *image) set(name string, data []byte, opts Options) ([]byte, Result, error) {
-	var res Result
-	target := -1
+func (img *image) set(secs []Section) ([]byte, []Placed, error) {
+	placed := make([]Placed, len(secs))
+	target := make([]int, len(secs))
+	index := map[string]int{}
 	for i, s := range img.sections {
-		if i > 0 && s.Name == name {
-			target = i
-			break
+		if _, dup := index[s.Name]; i > 0 && !dup {
+			index[s.Name] = i
 		}
 	}
-	if target >= 0 {
-		res.Replaced = true
-		res.Index = target
-		s := img.sections[target]
+	allSame := true
+	for i, sec := range secs {
+		t, ok := index[sec.Name]
+		if !ok {
+			target[i] = -1
+			allSame = false
+			continue
+		}
+		target[i] = t
+		placed[i] = Placed{Index: t, Replaced: true}
+		s := img.sections[t]
 		if s.Type != elf.SHT_NOBITS && s.Offset <= uint64(len(img.raw)) && s.Size <= uint64(len(img.raw))-s.Offset &&
-			bytes.Equal(img.raw[s.Offset:s.Offset+s.Size], data) {
-			res.Unchanged = true
-			return nil, res, nil
+			bytes.Equal(img.raw[s.Offset:s.Offset+s.Size], sec.Data) {
+			placed[i].Unchanged = true
+			placed[i].Offset = s.Offset
+			continue
 		}
-		if !opts.Replace {
-			return nil, res, fmt.Errorf("%s: %w (use --force to replace it)", name, ErrExists)
+		allSame = false
+		if !sec.Replace {
+			return nil, placed, fmt.Errorf("%s: %w (use --force to replace it)", sec.Name, ErrExists)
 		}
+	}
+	if allSame {
+		return nil, placed, nil
 	}
 
-	// Which bytes must stay: everything but the section table, the target
-	// section and (when a name is added) the section-name table.
-	newName := target < 0 && !hasName(img.strtab, name)
+	// Which bytes must stay: everything but the section table, the
+	// rewritten sections and (when names are added) the name table.
+	var names []byte
+	newNames := false
+	nameOff := make([]uint64, len(secs))
+	for i, sec := range secs {
+		if target[i] >= 0 {
+			nameOff[i] = img.field(img.shdrs[target[i]], fName)
+			continue
+		}
+		if at := indexName(img.strtab, sec.Name); at >= 0 {
+			nameOff[i] = uint64(at)
+			continue
+		}
+		if !newNames {
+			names = append([]byte(nil), img.strtab...)
+			newNames = true
+		}
+		nameOff[i] = uint64(len(names))
+		names = append(append(names, sec.Name...), 0)
+	}
+	rewritten := map[int]bool{}
+	for _, t := range target {
+		if t >= 0 {
+			rewritten[t] = true
+		}
+	}
 	keepEnd := img.keepEnd
 	for i, s := range img.sections {
-		if i == 0 || i == target || (newName && i == img.shstrndx) || s.Type == elf.SHT_NOBITS {
+		if i == 0 || rewritten[i] || (newNames && i == img.shstrndx) || s.Type == elf.SHT_NOBITS {
 			continue
 		}
 		if s.Offset > uint64(len(img.raw)) || s.Size > uint64(len(img.raw))-s.Offset {
-			return nil, res, &Error{Offset: int64(s.Offset), Msg: fmt.Sprintf("section %q past the end of the file", s.Name)}
+			return nil, placed, &Error{Offset: int64(s.Offset), Msg: fmt.Sprintf("section %q past the end of the file", s.Name)}
 		}
 		keepEnd = max(keepEnd, s.Offset+s.Size)
 	}
-	if newName && img.sections[img.shstrndx].Offset < keepEnd {
-		// The old table sits among kept bytes: leave it as it is, unused.
-		keepEnd = max(keepEnd, img.sections[img.shstrndx].Offset+img.sections[img.shstrndx].Size)
+	ss := img.sections[img.shstrndx]
+	if newNames && ss.Offset < keepEnd {
+		// The old name table sits among kept bytes: leave it, unused.
+		keepEnd = max(keepEnd, ss.Offset+ss.Size)
 	}
 
-	out := make([]byte, 0, keepEnd+uint64(len(img.strtab))+uint64(len(name))+uint64(len(data))+uint64(len(img.shdrs)+1)*uint64(img.shentsz)+32)
+	size := keepEnd + uint64(len(names)) + uint64(len(img.shdrs)+len(secs))*uint64(img.shentsz) + 8
+	for _, sec := range secs {
+		size += uint64(len(sec.Data)) + sec.Addralign
+	}
+	out := make([]byte, 0, size)
 	out = append(out, img.raw[:keepEnd]...)
 	pad := func(align uint64) {
 		if align > 1 {
@@ -311,44 +387,55 @@ func (img *image) set(name string, data []byte, opts Options) ([]byte, Result, e
 		}
 	}
 
-	shdrs := img.shdrs
-	nameOff := uint64(0)
-	if target >= 0 {
-		nameOff = img.field(shdrs[target], fName)
-	} else if !newName {
-		nameOff = uint64(indexName(img.strtab, name))
+	shdrs := append([][]byte(nil), img.shdrs...)
+	if newNames {
+		h := append([]byte(nil), shdrs[img.shstrndx]...)
+		img.setField(h, fOffset, uint64(len(out)))
+		img.setField(h, fSize, uint64(len(names)))
+		shdrs[img.shstrndx] = h
+		out = append(out, names...)
 	}
-	if newName {
-		strtab := append(append(append([]byte(nil), img.strtab...), name...), 0)
-		nameOff = uint64(len(img.strtab))
-		off := uint64(len(out))
-		out = append(out, strtab...)
-		img.setField(shdrs[img.shstrndx], fOffset, off)
-		img.setField(shdrs[img.shstrndx], fSize, uint64(len(strtab)))
+	// Indexes first, so that InfoFrom can name a section added later.
+	for i := range secs {
+		if target[i] < 0 {
+			target[i] = len(shdrs)
+			shdrs = append(shdrs, make([]byte, img.shentsz))
+		}
+		placed[i].Index = target[i]
+		index[secs[i].Name] = target[i]
 	}
-
-	pad(opts.Addralign)
-	dataOff := uint64(len(out))
-	out = append(out, data...)
-
-	h := make([]byte, img.shentsz)
-	if target >= 0 {
-		copy(h, shdrs[target])
-	} else {
-		img.setField(h, fName, nameOff)
-		img.setField(h, fType, uint64(opts.Type))
-		img.setField(h, fFlags, uint64(opts.Flags))
-		img.setField(h, fAlign, opts.Addralign)
-		target = len(shdrs)
-		shdrs = append(shdrs, h)
-		res.Index = target
+	for i, sec := range secs {
+		if sec.Type == 0 {
+			sec.Type = elf.SHT_PROGBITS
+		}
+		if sec.Addralign == 0 {
+			sec.Addralign = 4
+		}
+		pad(sec.Addralign)
+		placed[i].Offset = uint64(len(out))
+		placed[i].Unchanged = false
+		out = append(out, sec.Data...)
+		h := make([]byte, img.shentsz)
+		img.setField(h, fName, nameOff[i])
+		img.setField(h, fType, uint64(sec.Type))
+		img.setField(h, fFlags, uint64(sec.Flags))
+		img.setField(h, fAddr, sec.Addr)
+		img.setField(h, fOffset, placed[i].Offset)
+		img.setField(h, fSize, uint64(len(sec.Data)))
+		img.setField(h, fLink, uint64(sec.Link))
+		info := uint64(sec.Info)
+		if sec.InfoFrom != "" {
+			t, ok := index[sec.InfoFrom]
+			if !ok {
+				return nil, placed, fmt.Errorf("%s: sh_info names %q, which is not in the file", sec.Name, sec.InfoFrom)
+			}
+			info = uint64(t)
+		}
+		img.setField(h, fInfo, info)
+		img.setField(h, fAlign, sec.Addralign)
+		img.setField(h, fEntsize, sec.Entsize)
+		shdrs[target[i]] = h
 	}
-	img.setField(h, fOffset, dataOff)
-	img.setField(h, fSize, uint64(len(data)))
-	if opts.Type != 0 {
-		img.setField(h, fType, uint64(opts.Type))
-	}
-	shdrs[target] = h
 
 	if img.class == elf.ELFCLASS64 {
 		pad(8)
@@ -360,9 +447,9 @@ func (img *image) set(name string, data []byte, opts Options) ([]byte, Result, e
 		out = append(out, h...)
 	}
 	if err := img.putShnum(out, shoff, len(shdrs)); err != nil {
-		return nil, res, err
+		return nil, placed, err
 	}
-	return out, res, nil
+	return out, placed, nil
 }
 
 // putShnum writes e_shoff and e_shnum, using the extended form in section
@@ -394,8 +481,6 @@ func (img *image) putShnum(out []byte, shoff uint64, n int) error {
 	return nil
 }
 
-func hasName(strtab []byte, name string) bool { return indexName(strtab, name) >= 0 }
-
 // indexName finds name as a whole NUL-terminated string in strtab.
 func indexName(strtab []byte, name string) int {
 	want := append([]byte(name), 0)
@@ -413,9 +498,10 @@ func indexName(strtab []byte, name string) int {
 	return -1
 }
 
-// writeAtomic replaces path with data: temp file, fsync, rename, then
-// fsync of the directory. The original's permission bits are kept.
-func writeAtomic(path string, data []byte) (err error) {
+// WriteAtomic replaces path with data: temp file, fsync, rename, then
+// fsync of the directory. The original's permission bits are kept; on any
+// error the original is untouched and no temporary file is left.
+func WriteAtomic(path string, data []byte) (err error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err

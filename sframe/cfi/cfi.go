@@ -380,7 +380,7 @@ func Parse(s *Section) (*Result, error) {
 		bodyStart, bodyEnd int
 		is64               bool
 	}
-	var fdes []pending
+	fdes := make([]pending, 0, len(s.Data)/40)
 	data := s.Data
 	off := 0
 	for off < len(data) {

@@ -84,7 +84,6 @@ type Insn struct {
 type InsnReader struct {
 	r        reader
 	cie      *CIE
-	start    int
 	err      *Error
 	fdeBegin uint64
 }

@@ -183,6 +183,16 @@ NOINLINE long c_dbl(long v)
 	return r + dbl(v + 1); // EXPECT a=5
 }
 
+/* Inlined at one call, also emitted out of line (its address escapes):
+ * the out-of-line copy is a subprogram with DW_AT_abstract_origin. */
+static inline long tri(long a) { sink = a; return a * 3; }
+long (*volatile tri_ptr)(long) = tri;
+
+NOINLINE long c_tri(long a)
+{
+	return tri(a) + tri_ptr(a); // EXPECT a=12
+}
+
 NOINLINE int c_signed(int v)
 {
 	return clampi(v, -5); // EXPECT v=-9 lo=-5
@@ -215,6 +225,7 @@ int main(void)
 	r += extra_entry(opaque(30));
 	r += c_views((int)opaque(3));
 	r += c_dbl(opaque(4));
+	r += c_tri(opaque(12));
 	sink = r;
 	return 0;
 }

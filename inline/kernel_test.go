@@ -1,0 +1,205 @@
+package inline
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// What llvm-dwarfdump --debug-info reports for the Debian 6.1 vmlinux:
+// DW_TAG_inlined_subroutine entries and DW_TAG_formal_parameter entries
+// directly under them (dwarfdumpCounts gives the same numbers; running it
+// on the vmlinux takes minutes, so the numbers are kept here).
+const (
+	kernelInlinedEntries = 309946
+	kernelParamEntries   = 484717
+)
+
+func TestKernelVmlinux(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	res, err := ReadFile(vmlinux, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &res.Stats
+	if st.Entries != kernelInlinedEntries || st.ParamEntries != kernelParamEntries {
+		t.Errorf("read %d inlined subroutines / %d parameters, llvm-dwarfdump %d / %d",
+			st.Entries, st.ParamEntries, kernelInlinedEntries, kernelParamEntries)
+	}
+	if st.Sites+st.NoAddress != st.Entries {
+		t.Errorf("%d sites + %d without address != %d", st.Sites, st.NoAddress, st.Entries)
+	}
+	if st.Warnings != 0 {
+		t.Errorf("%d warnings: %q", st.Warnings, res.Warnings)
+	}
+	var buf bytes.Buffer
+	WriteStats(&buf, st)
+	t.Logf("\n%s", buf.String())
+
+	t.Run("perf", func(t *testing.T) {
+		perf := testutil.SystemTool(t, "perf")
+		f, err := elf.Open(vmlinux)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		syms, err := f.Symbols()
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := make(map[string][]uint64)
+		for _, s := range syms {
+			byName[s.Name] = append(byName[s.Name], s.Value)
+		}
+		for _, c := range []struct {
+			fn string
+			n  int
+		}{{"tcp_snd_cwnd_set", 20}, {"msecs_to_jiffies", 110}, {"kmalloc", 1814}} {
+			ours := make(map[uint64]bool)
+			for i := range res.Sites {
+				if s := &res.Sites[i]; s.Func.Name == c.fn {
+					ours[s.Addr] = true
+				}
+			}
+			theirs := perfProbeAddrs(t, perf, vmlinux, c.fn, byName)
+			if len(theirs) != c.n || len(ours) != c.n {
+				t.Errorf("%s: perf %d sites, ours %d, want %d", c.fn, len(theirs), len(ours), c.n)
+			}
+			matched := 0
+			for _, cands := range theirs {
+				ok := false
+				for _, a := range cands {
+					if ours[a] {
+						ok = true
+					}
+				}
+				if ok {
+					matched++
+				} else {
+					t.Errorf("%s: perf probe at %v not among our sites", c.fn, cands)
+				}
+			}
+			t.Logf("%s: %d perf probe addresses, %d of our sites, %d matched", c.fn, len(theirs), len(ours), matched)
+		}
+	})
+}
+
+var perfProbeRE = regexp.MustCompile(`^p:\S+ (\S+)`)
+
+// perfProbeAddrs runs "perf probe -D" and converts each definition
+// (SYM+OFF with a decimal offset, or 0xADDR) to its candidate addresses
+// (local symbols can share a name).
+func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]uint64) [][]uint64 {
+	t.Helper()
+	out, err := exec.Command(perf, "probe", "-k", vmlinux, "-D", fn, "--max-probes=4096").Output()
+	if err != nil {
+		t.Fatalf("perf probe -D %s: %v", fn, err)
+	}
+	var res [][]uint64
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := perfProbeRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		target := m[1]
+		if a, err := strconv.ParseUint(strings.TrimPrefix(target, "0x"), 16, 64); err == nil && strings.HasPrefix(target, "0x") {
+			res = append(res, []uint64{a})
+			continue
+		}
+		name, off := target, "0"
+		if i := strings.LastIndexByte(target, '+'); i > 0 {
+			name, off = target[:i], target[i+1:]
+		}
+		o, err := strconv.ParseUint(off, 0, 64)
+		if err != nil {
+			t.Fatalf("perf target %q", target)
+		}
+		var cands []uint64
+		for _, a := range byName[name] {
+			cands = append(cands, a+o)
+		}
+		if len(cands) == 0 {
+			// perf names functions by their DWARF name: the symbol of
+			// a gcc clone carries a suffix (".constprop.0", ".isra.0").
+			for n, as := range byName {
+				if strings.HasPrefix(n, name+".") {
+					for _, a := range as {
+						cands = append(cands, a+o)
+					}
+				}
+			}
+		}
+		if len(cands) == 0 {
+			t.Fatalf("perf target %q: no symbol %s", target, name)
+		}
+		res = append(res, cands)
+	}
+	return res
+}
+
+func TestKernelModules(t *testing.T) {
+	dir := testutil.KernelData(t)
+	mods, _ := filepath.Glob(filepath.Join(dir, "modules", "*.ko"))
+	if len(mods) == 0 {
+		t.Fatal("no modules")
+	}
+	for _, m := range mods {
+		t.Run(filepath.Base(m), func(t *testing.T) {
+			res, err := ReadFile(m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Rel {
+				t.Fatal("module not read as ET_REL")
+			}
+			inl, params := dwarfdumpCounts(t, m)
+			if res.Stats.Entries != inl || res.Stats.ParamEntries != params {
+				t.Errorf("read %d inlined subroutines / %d parameters, llvm-dwarfdump %d / %d",
+					res.Stats.Entries, res.Stats.ParamEntries, inl, params)
+			}
+			if res.Stats.Warnings != 0 {
+				t.Errorf("%d warnings: %q", res.Stats.Warnings, res.Warnings)
+			}
+			for i := range res.Sites {
+				s := &res.Sites[i]
+				if s.Section == "" || s.Caller == "" {
+					t.Errorf("site without section or caller: %+v", s)
+					break
+				}
+			}
+			t.Logf("%d sites, %d parameters, %d located", res.Stats.Sites, res.Stats.Params, res.Stats.Located)
+		})
+	}
+}
+
+func TestKernelWorkersDeterministic(t *testing.T) {
+	dir := testutil.KernelData(t)
+	m := filepath.Join(dir, "modules", "xfs.ko")
+	var first [32]byte
+	for i, n := range []int{1, 2, 5} {
+		res, err := ReadFile(m, Options{Workers: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		WriteJSON(&buf, res.Sites, nil)
+		WriteStats(&buf, &res.Stats)
+		sum := sha256.Sum256(buf.Bytes())
+		if i == 0 {
+			first = sum
+		} else if sum != first {
+			t.Errorf("output with %d workers differs from 1 worker", n)
+		}
+	}
+}

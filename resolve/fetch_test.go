@@ -1,0 +1,75 @@
+package resolve
+
+import (
+	"testing"
+
+	"github.com/btfinline/btfinline/inline"
+)
+
+func TestFetchArgs(t *testing.T) {
+	u32 := TypeInfo{Name: "u32", Size: 4}
+	s16 := TypeInfo{Name: "short", Size: 2, Signed: true}
+	ptr := TypeInfo{Name: "struct sock *", Size: 8, Pointer: true}
+	pair := TypeInfo{Name: "struct pair", Size: 16, Aggregate: true}
+	cfa := func(pc uint64) (uint32, int64, bool) { return 7, 96, pc == 0x1000 }
+	for _, tc := range []struct {
+		name       string
+		arch       Arch
+		ti         TypeInfo
+		loc        inline.Location
+		pc         uint64
+		kprobe     string // "" = unavailable for kprobe_events
+		bpftrace   string
+		wantFields int
+	}{
+		{"reg", ArchX86_64, ptr, inline.Location{Kind: inline.LocReg, Reg: 3}, 0, "%bx:x64", `(uint64)reg("bx")`, 1},
+		{"reg r12", ArchX86_64, u32, inline.Location{Kind: inline.LocReg, Reg: 12}, 0, "%r12:u32", `(uint32)reg("r12")`, 1},
+		{"xmm", ArchX86_64, u32, inline.Location{Kind: inline.LocReg, Reg: 17}, 0, "", "", 1},
+		{"mem", ArchX86_64, s16, inline.Location{Kind: inline.LocMem, Reg: 7, Offset: 8}, 0, "+8(%sp):s16", `*(int16*)(reg("sp") +8)`, 1},
+		{"mem neg", ArchX86_64, u32, inline.Location{Kind: inline.LocMem, Reg: 6, Offset: -20}, 0, "-20(%bp):u32", `*(uint32*)(reg("bp") -20)`, 1},
+		{"const", ArchX86_64, u32, inline.Location{Kind: inline.LocConst, Value: 10}, 0, `\0xa:u32`, "(uint32)10", 1},
+		{"const neg", ArchX86_64, s16, inline.Location{Kind: inline.LocConst, Value: 0xfffffffffffffffe, Signed: true}, 0, `\0xfffe:s16`, "(int16)-2", 1},
+		{"addr", ArchX86_64, ptr, inline.Location{Kind: inline.LocAddr, Value: 0xffffffff82a00000}, 0, `\0xffffffff82a00000:x64`, "(uint64)0xffffffff82a00000", 1},
+		{"pair", ArchX86_64, pair, inline.Location{Kind: inline.LocRegPair, Reg: 0, Reg2: 1}, 0, "%ax:x64", `reg("ax")`, 2},
+		{"regoff0", ArchX86_64, ptr, inline.Location{Kind: inline.LocRegOffset, Reg: 7}, 0, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
+		{"regoff", ArchX86_64, ptr, inline.Location{Kind: inline.LocRegOffset, Reg: 7, Offset: 16}, 0, "", `(uint64)(reg("sp") +16)`, 1},
+		{"fbreg cfa", ArchX86_64, ptr, inline.Location{Kind: inline.LocRegOffset, Reg: inline.FBReg, Offset: -96}, 0x1000, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
+		{"fbreg mem", ArchX86_64, u32, inline.Location{Kind: inline.LocMem, Reg: inline.FBReg, Offset: -80}, 0x1000, "+16(%sp):u32", `*(uint32*)(reg("sp") +16)`, 1},
+		{"fbreg no cfa", ArchX86_64, u32, inline.Location{Kind: inline.LocMem, Reg: inline.FBReg, Offset: -80}, 0x2000, "", "", 1},
+		{"unavailable", ArchX86_64, u32, inline.Location{}, 0, "", "", 1},
+		{"arm64 reg", ArchARM64, ptr, inline.Location{Kind: inline.LocReg, Reg: 19}, 0, "%x19:x64", `(uint64)reg("r19")`, 1},
+		{"arm64 sp", ArchARM64, u32, inline.Location{Kind: inline.LocMem, Reg: 31, Offset: 40}, 0, "+40(%sp):u32", `*(uint32*)(reg("sp") +40)`, 1},
+		{"arm64 fp reg", ArchARM64, u32, inline.Location{Kind: inline.LocReg, Reg: 64}, 0, "", "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := FetchArgs(tc.arch, []string{"p"}, []TypeInfo{tc.ti}, []inline.Location{tc.loc}, tc.pc, cfa)
+			if len(f) != tc.wantFields {
+				t.Fatalf("%d fetches, want %d: %+v", len(f), tc.wantFields, f)
+			}
+			if f[0].Arg != tc.kprobe || f[0].Expr != tc.bpftrace {
+				t.Errorf("got %q / %q, want %q / %q", f[0].Arg, f[0].Expr, tc.kprobe, tc.bpftrace)
+			}
+			if (f[0].Arg == "") != (f[0].Unavailable != "") {
+				t.Errorf("kprobe %q but unavailable %q: an unavailable fetch must say why", f[0].Arg, f[0].Unavailable)
+			}
+			if tc.wantFields == 2 && (f[0].Name != "p_lo" || f[1].Name != "p_hi" || f[1].Arg != "%dx:x64") {
+				t.Errorf("pair: %+v", f)
+			}
+		})
+	}
+}
+
+func TestFieldNamesUnique(t *testing.T) {
+	f := FetchArgs(ArchX86_64, []string{"a", "a", "", "1x"}, make([]TypeInfo, 4), make([]inline.Location, 4), 0, nil)
+	var names []string
+	for _, x := range f {
+		names = append(names, x.Name)
+	}
+	want := []string{"a", "a_2", "arg3", "_1x"}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Errorf("names %v, want %v", names, want)
+			break
+		}
+	}
+}

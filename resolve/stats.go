@@ -1,0 +1,268 @@
+package resolve
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/inline"
+)
+
+// Stats is the traceability table of "btfinline stats": every function
+// name of a kernel image in exactly one class, then the inline sites.
+// docs/inspect.md defines each class.
+type Stats struct {
+	Object string `json:"object"`
+
+	Functions   int `json:"functions"`
+	Fentry      int `json:"fentry"`       // BTF FUNC + out-of-line symbol with an ftrace site
+	InlinedOnly int `json:"inlined_only"` // inline sites only, no out-of-line copy
+	NoTrace     int `json:"notrace"`      // out of line, no ftrace site (notrace, noinstr, ...)
+	NoTraceInit int `json:"notrace_init"` // of NoTrace: only in init text
+	NoBTF       int `json:"no_btf"`       // ftrace site, no BTF FUNC
+	ClonesOnly  int `json:"clones_only"`  // out of line only as gcc clones
+	Other       int `json:"other"`        // a BTF FUNC without symbol or site
+
+	HaveInline      bool `json:"have_inline"`
+	Sites           int  `json:"sites"`
+	SitesFull       int  `json:"sites_full"`    // every parameter located (or none to locate)
+	SitesPartial    int  `json:"sites_partial"` // some located
+	SitesNone       int  `json:"sites_none"`    // none located, >= 1 parameter
+	SitesTraceable  int  `json:"sites_traceable"`
+	SitesNoTrace    int  `json:"sites_notrace"`
+	InlineFuncs     int  `json:"inline_funcs"`     // functions with >= 1 site
+	NewlyKprobeable int  `json:"newly_kprobeable"` // not fentry-able, >= 1 traceable site
+	NewlyInlined    int  `json:"newly_kprobeable_inlined_only"`
+
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ComputeStats classifies the functions of the target's ELF. The target
+// must come from an ELF (vmlinux): the ftrace sites come from its
+// __mcount_loc (or __patchable_function_entries) table.
+func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
+	if t.elf == nil || t.Rel {
+		return nil, errors.New("stats needs a linked kernel image (vmlinux) with its symbol table")
+	}
+	st := &Stats{Object: t.Name, HaveInline: haveInline}
+	ftrace, err := ftraceSites(t)
+	if err != nil {
+		return nil, err
+	}
+	if ftrace == nil {
+		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
+	}
+	hasSite := func(s Symbol) bool {
+		i := sort.Search(len(ftrace), func(i int) bool { return ftrace[i] >= s.Addr })
+		return i < len(ftrace) && ftrace[i] < s.Addr+max(s.Size, 1)
+	}
+	exec := map[string]bool{}
+	for _, s := range t.elf.Sections {
+		if s.Flags&elf.SHF_EXECINSTR != 0 {
+			exec[s.Name] = true
+		}
+	}
+	init := func(s Symbol) bool {
+		return strings.HasPrefix(s.Section, ".init") || strings.HasPrefix(s.Section, ".exit")
+	}
+
+	type info struct {
+		btf, inl              bool
+		exact, clone          bool
+		traced, tracedRuntime bool
+	}
+	names := map[string]*info{}
+	get := func(n string) *info {
+		i := names[n]
+		if i == nil {
+			i = &info{}
+			names[n] = i
+		}
+		return i
+	}
+	for _, s := range t.Syms.Symbols() {
+		if !exec[s.Section] || s.Name == "" {
+			continue
+		}
+		base, clone := s.Name, false
+		if j := strings.IndexByte(s.Name, '.'); j > 0 && isCloneSuffix(s.Name[j+1:]) {
+			base, clone = s.Name[:j], true
+		}
+		i := get(base)
+		if clone {
+			i.clone = true
+			continue
+		}
+		i.exact = true
+		if hasSite(s) {
+			i.traced = true
+			if !init(s) {
+				i.tracedRuntime = true
+			}
+		}
+	}
+	for p := t.Main; p != nil; p = p.Base() {
+		ts := p.Types()
+		for j := range ts {
+			if ts[j].Kind() == btf.KindFunc {
+				get(p.Name(&ts[j])).btf = true
+			}
+		}
+	}
+	var sites []inline.Site
+	var notrace map[int]string
+	if haveInline {
+		ts := t.Spec.Types()
+		for j := range ts {
+			if ts[j].Kind() == btf.KindFunc {
+				get(t.Spec.Name(&ts[j]))
+			}
+		}
+		var noAddr map[int]string
+		sites, noAddr, notrace, err = t.Sites()
+		if err != nil {
+			return nil, err
+		}
+		for i := range sites {
+			get(sites[i].Func.Name).inl = true
+			if noAddr[i] != "" {
+				notrace[i] = noAddr[i]
+			}
+		}
+	}
+	delete(names, "")
+	fentry := map[string]bool{}
+	for n, i := range names {
+		st.Functions++
+		switch {
+		case i.exact && i.tracedRuntime && i.btf:
+			st.Fentry++
+			fentry[n] = true
+		case i.exact && !i.traced:
+			st.NoTrace++
+		case i.exact && !i.tracedRuntime:
+			st.NoTrace++
+			st.NoTraceInit++
+		case i.exact:
+			st.NoBTF++
+		case i.clone:
+			st.ClonesOnly++
+		case i.inl:
+			st.InlinedOnly++
+		default:
+			st.Other++
+		}
+	}
+	if !haveInline {
+		return st, nil
+	}
+	funcs := map[string]bool{}
+	newly := map[string]bool{}
+	for i := range sites {
+		s := &sites[i]
+		st.Sites++
+		located := 0
+		for _, l := range s.Params {
+			if l.Kind != inline.LocUnavailable {
+				located++
+			}
+		}
+		switch {
+		case located == len(s.Params):
+			st.SitesFull++
+		case located == 0:
+			st.SitesNone++
+		default:
+			st.SitesPartial++
+		}
+		funcs[s.Func.Name] = true
+		if notrace[i] != "" {
+			st.SitesNoTrace++
+			continue
+		}
+		st.SitesTraceable++
+		if !fentry[s.Func.Name] {
+			newly[s.Func.Name] = true
+		}
+	}
+	st.InlineFuncs = len(funcs)
+	st.NewlyKprobeable = len(newly)
+	for n := range newly {
+		if i := names[n]; i != nil && !i.exact && !i.clone {
+			st.NewlyInlined++
+		}
+	}
+	return st, nil
+}
+
+// ftraceSites returns the sorted addresses of the ftrace call sites
+// (x86-64 6.1: __mcount_loc, the addresses of "call __fentry__"; arm64 with
+// DYNAMIC_FTRACE_WITH_ARGS: __patchable_function_entries).
+func ftraceSites(t *Target) ([]uint64, error) {
+	for _, p := range [][2]string{{"__start_mcount_loc", "__stop_mcount_loc"}, {"__start_patchable_function_entries", "__stop_patchable_function_entries"}} {
+		a, ok1 := t.markers[p[0]]
+		b, ok2 := t.markers[p[1]]
+		if ok1 && ok2 && b > a {
+			l, err := readAddrs(t.elf, a, b)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p[0], err)
+			}
+			slices.Sort(l)
+			return l, nil
+		}
+	}
+	if s := t.elf.Section("__mcount_loc"); s != nil && s.Addr != 0 {
+		l, err := readAddrs(t.elf, s.Addr, s.Addr+s.Size)
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(l)
+		return l, nil
+	}
+	return nil, nil
+}
+
+func pct(n, d int) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(d))
+}
+
+// Write prints the table.
+func (s *Stats) Write(w io.Writer) {
+	row := func(label string, n, of int) {
+		fmt.Fprintf(w, "  %-58s %9d  %6s\n", label, n, pct(n, of))
+	}
+	fmt.Fprintf(w, "functions of %s (unique names; see docs/inspect.md)\n", s.Object)
+	row("fentry/fexit-able (BTF FUNC + ftrace site)", s.Fentry, s.Functions)
+	row("inlined, no out-of-line copy", s.InlinedOnly, s.Functions)
+	row("notrace/noinstr (out of line, no ftrace site)", s.NoTrace, s.Functions)
+	row("  of which init/exit text only (ftrace site freed)", s.NoTraceInit, s.Functions)
+	row("no BTF (ftrace site, no BTF FUNC)", s.NoBTF, s.Functions)
+	row("out of line only as gcc clones (.isra/.constprop/.part)", s.ClonesOnly, s.Functions)
+	row("other (BTF FUNC without symbol or inline site)", s.Other, s.Functions)
+	row("total", s.Functions, s.Functions)
+	if !s.HaveInline {
+		fmt.Fprintln(w, "no .BTF.inline: inline-site rows omitted (give --inline FILE or encode one)")
+	} else {
+		fmt.Fprintln(w, "inline sites (.BTF.inline)")
+		row("sites", s.Sites, s.Sites)
+		row("  all parameters located", s.SitesFull, s.Sites)
+		row("  some parameters located", s.SitesPartial, s.Sites)
+		row("  no parameter located", s.SitesNone, s.Sites)
+		row("  kprobe-able (not in a refused region)", s.SitesTraceable, s.Sites)
+		row("  not kprobe-able (blacklist, noinstr, entry, init)", s.SitesNoTrace, s.Sites)
+		row("functions with inline sites", s.InlineFuncs, s.Functions)
+		row("  not fentry-able, kprobe-able through .BTF.inline", s.NewlyKprobeable, s.Functions)
+		row("    of which inlined only (no out-of-line copy)", s.NewlyInlined, s.Functions)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
