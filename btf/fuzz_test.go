@@ -108,7 +108,9 @@ func splitSeeds(tb testing.TB, base *Spec) [][]byte {
 	mustAdd(tb, s, Type{Info: MakeInfo(23, 1, false), Data: []uint32{1, 2, 3}})
 	mustAdd(tb, s, Type{Info: MakeInfo(24, 2, false), Data: []uint32{4, 5}})
 	a := mustMarshal(tb, s, MarshalOptions{})
-	b := mustMarshal(tb, s, MarshalOptions{Layout: true})
+	// Own layout although the base has one (a producer may write it).
+	s.layout = append(BuiltinLayout(), LayoutRecord{InfoSz: 4, ElemSz: 8}, LayoutRecord{ElemSz: 4})
+	b := mustMarshal(tb, s, MarshalOptions{})
 	return [][]byte{a, b}
 }
 

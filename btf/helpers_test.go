@@ -127,6 +127,14 @@ func allKinds(tb testing.TB) *Spec {
 	add(NewDeclTag(str("tag3"), fg, 0, false))                                           // 32
 	add(NewTypeTag(str("user"), i32))                                                    // 33
 	add(NewStruct(0, 4, []Member{{0, i32, 0}}, false))                                   // 34 anon
+	add(NewDeclTag(str("attr"), st, -1, true))                                           // 35 kflag
+	tt := NewTypeTag(str("attr_tt"), i32)
+	tt.Info |= 1 << 31
+	add(tt)                                  // 36 kflag
+	add(NewInt(str("odd"), 4, 0, 3, 8))      // 37 bits_offset
+	add(NewInt(str("w"), 4, 3, 0, 8))        // 38 encoding UNKN
+	add(NewFloat(str("long double"), 16))    // 39
+	add(NewTypedef(str("empty_name_ok"), 0)) // 40 typedef of void
 	return s
 }
 

@@ -21,6 +21,14 @@ type validator struct {
 	size   []uint64
 	sizeOK []bool
 	deep   bool // sizeOf hit its depth bound: do not memoize
+	// bit off-strStart: the own string at off is a valid identifier.
+	identOK []uint64
+	stack   []frame // resolve's work stack, reused
+}
+
+type frame struct {
+	id   TypeID
+	next int
 }
 
 // Validate checks s's header (for parsed blobs), string section and own
@@ -35,6 +43,10 @@ func (s *Spec) Validate() []error {
 	for i := range s.types {
 		v.resolve(s.firstID + TypeID(i))
 	}
+	// Header and string violations first, then by type id.
+	sort.SliceStable(v.errs, func(i, j int) bool {
+		return v.errs[i].(*ValidationError).ID < v.errs[j].(*ValidationError).ID
+	})
 	return v.errs
 }
 
@@ -147,16 +159,29 @@ func isIdent(b []byte) bool {
 	if len(b) == 0 || len(b) >= 512 { // KSYM_NAME_LEN
 		return false
 	}
-	for i, c := range b {
-		switch {
-		case c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
+	if identChar[b[0]] != 1 {
+		return false
+	}
+	for _, c := range b[1:] {
+		if identChar[c] == 0 {
 			return false
 		}
 	}
 	return true
 }
+
+// identChar: 1 may start an identifier (letters, '_', '.'), 2 may follow.
+var identChar = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = 1
+		case c >= '0' && c <= '9':
+			t[c] = 2
+		}
+	}
+	return t
+}()
 
 func isPrintable(b []byte) bool {
 	if len(b) == 0 || len(b) > 128 {
@@ -190,6 +215,17 @@ func (v *validator) identNameN(id TypeID, t *Type, off uint32, whatf string, idx
 		}
 		return
 	}
+	// Names repeat (member "next", param "sk"): remember offsets of own
+	// strings already found to be identifiers.
+	rel := int64(off) - int64(v.s.strStart)
+	if rel >= 0 && rel < int64(len(v.s.strings)) {
+		if v.identOK == nil {
+			v.identOK = make([]uint64, len(v.s.strings)/64+1)
+		}
+		if v.identOK[rel/64]&(1<<(rel%64)) != 0 {
+			return
+		}
+	}
 	b, ok := v.name(off)
 	if !ok {
 		v.err(id, t, "Invalid name_offset %#x of %s", off, what(whatf, idx))
@@ -197,6 +233,10 @@ func (v *validator) identNameN(id TypeID, t *Type, off uint32, whatf string, idx
 	}
 	if !isIdent(b) {
 		v.err(id, t, "Invalid name %q of %s", b, what(whatf, idx))
+		return
+	}
+	if rel >= 0 && rel < int64(len(v.s.strings)) {
+		v.identOK[rel/64] |= 1 << (rel % 64)
 	}
 }
 
@@ -617,11 +657,8 @@ func (v *validator) resolve(root TypeID) {
 	if v.state[idx(root)] != 0 {
 		return
 	}
-	type frame struct {
-		id   TypeID
-		next int
-	}
-	stack := []frame{{root, 0}}
+	stack := append(v.stack[:0], frame{root, 0})
+	defer func() { v.stack = stack[:0] }()
 	v.state[idx(root)] = 1
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]

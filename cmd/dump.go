@@ -9,6 +9,7 @@ package cmd
 import (
 	"debug/elf"
 	"fmt"
+	"os"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/spf13/cobra"
@@ -70,7 +71,8 @@ func init() {
 // loadBTFChain loads each base on top of the previous one, then file on top
 // of the last. An ELF contributes its .BTF; with section set (other than
 // .BTF) file's section is read on top of file's .BTF when section is
-// .BTF.inline, or directly on the chain otherwise.
+// .BTF.inline (unless file is the last -B already), or directly on the
+// chain otherwise.
 func loadBTFChain(bases []string, file, section string) (*btf.Spec, error) {
 	var base *btf.Spec
 	for _, b := range bases {
@@ -91,7 +93,7 @@ func loadBTFChain(bases []string, file, section string) (*btf.Spec, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if section == ".BTF.inline" && f.Section(".BTF") != nil {
+	if section == ".BTF.inline" && f.Section(".BTF") != nil && !sameFile(bases, file) {
 		main, err := btf.LoadELFSection(f, ".BTF", base)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
@@ -103,4 +105,15 @@ func loadBTFChain(bases []string, file, section string) (*btf.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return s, nil
+}
+
+// sameFile reports whether file is already the last base (-B m.ko
+// --section .BTF.inline m.ko): its .BTF is then in the chain already.
+func sameFile(bases []string, file string) bool {
+	if len(bases) == 0 {
+		return false
+	}
+	a, err1 := os.Stat(bases[len(bases)-1])
+	b, err2 := os.Stat(file)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -137,6 +137,11 @@ func TestDumpMultiSplitAndSection(t *testing.T) {
 	if code != 0 || !strings.HasSuffix(out, wantLine) || !strings.HasPrefix(out, "[") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("exit %d %s: %q", code, stderr, out)
 	}
+	// Naming the object as the last -B too gives the same chain.
+	out2, stderr, code := runDump(t, "-B", withInline, "--section", ".BTF.inline", withInline)
+	if code != 0 || out2 != out {
+		t.Fatalf("with -B: exit %d %s: %q", code, stderr, out2)
+	}
 	// The same file without --section dumps its .BTF.
 	out, _, _ = runDump(t, withInline)
 	if strings.Contains(out, "LOC_PARAM") || !strings.Contains(out, "STRUCT 'node'") {

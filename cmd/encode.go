@@ -253,6 +253,9 @@ func printEncodeSummary(w io.Writer, r *EncodeResult, timings bool) {
 		st.Funcs, st.FuncsReused, st.FuncProtos, st.LocParams, st.LocProtos, st.BaseTypes)
 	fmt.Fprintf(w, "parameters without location: %d (%d not encodable)\n", st.Unavailable, st.Unencodable)
 	fmt.Fprintf(w, "total: %d bytes, %.2f bytes per site\n", len(r.Data), per)
+	if st.Entries == 0 {
+		fmt.Fprintln(w, "note: no inline sites: the output holds no LOCSEC")
+	}
 	if timings {
 		fmt.Fprintf(w, "time: open+BTF %v, DWARF sites %v, encode %v, total %v\n",
 			r.Timings[0].Round(time.Millisecond), r.Timings[1].Round(time.Millisecond),

@@ -378,6 +378,27 @@ func TestEncodeBadInput(t *testing.T) {
 	if err := os.WriteFile(trunc, raw[:len(raw)/3], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Section headers intact, .BTF's data past the end of the file.
+	badoff := filepath.Join(dir, "badoff.elf")
+	{
+		f, err := elf.Open(kern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := -1
+		for i, s := range f.Sections {
+			if s.Name == ".BTF" {
+				idx = i
+			}
+		}
+		f.Close()
+		b := append([]byte(nil), raw...)
+		shoff := binary.LittleEndian.Uint64(b[0x28:])
+		binary.LittleEndian.PutUint64(b[shoff+uint64(idx)*64+0x18:], uint64(len(b))+64)
+		if err := os.WriteFile(badoff, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	nobtf := filepath.Join(dir, "nobtf.elf")
 	stripped, _, err := elfwrite.Build(raw, ".BTF", nil, elfwrite.Options{Replace: true})
 	if err != nil {
@@ -397,7 +418,8 @@ func TestEncodeBadInput(t *testing.T) {
 	}{
 		{"mismatched base", []string{fixturePath("mod-other.ko"), "-B", kern, "-o", filepath.Join(dir, "x")}, "does not match", fixturePath("mod-other.ko")},
 		{"module without base", []string{fixturePath("mod.ko"), "-o", filepath.Join(dir, "x")}, "-B", ""},
-		{"truncated", []string{trunc, "-o", filepath.Join(dir, "x")}, "trunc.elf", trunc},
+		{"truncated", []string{trunc, "-o", filepath.Join(dir, "x")}, "truncated ELF", trunc},
+		{"section past the end", []string{badoff, "--elf-section"}, "past the end", badoff},
 		{"truncated in place", []string{trunc, "--elf-section"}, "trunc.elf", trunc},
 		{"no .BTF", []string{fixturePath("kern-nobtf.elf"), "-o", filepath.Join(dir, "x")}, "no .BTF section", ""},
 		{"empty .BTF", []string{nobtf, "-o", filepath.Join(dir, "x")}, ".BTF", nobtf},
@@ -438,12 +460,18 @@ func TestEncodeBadInput(t *testing.T) {
 func TestKernelEncode(t *testing.T) {
 	dir := testutil.KernelData(t)
 	vmlinux := filepath.Join(dir, "vmlinux")
+	// pahole made .BTF from the same DWARF: every prototype type must be
+	// found in the base chain.
 	t.Run("vmlinux", func(t *testing.T) {
-		checkEncode(t, vmlinux, nil, []int{2, 1})
+		if r := checkEncode(t, vmlinux, nil, []int{2, 1}); r.Stats.BaseTypes != 0 {
+			t.Errorf("%d types added", r.Stats.BaseTypes)
+		}
 	})
 	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
 		t.Run(m, func(t *testing.T) {
-			checkEncode(t, filepath.Join(dir, "modules", m+".ko"), []string{vmlinux}, []int{1, 2, 8})
+			if r := checkEncode(t, filepath.Join(dir, "modules", m+".ko"), []string{vmlinux}, []int{1, 2, 8}); r.Stats.BaseTypes != 0 {
+				t.Errorf("%d types added", r.Stats.BaseTypes)
+			}
 		})
 	}
 }
@@ -473,5 +501,28 @@ func BenchmarkKernelEncode(b *testing.B) {
 			b.ReportMetric(float64(len(r.Data))/float64(r.Stats.Entries), "B/site")
 			b.ReportMetric(float64(r.Stats.Entries), "sites")
 		})
+	}
+}
+
+// BenchmarkKernelDecode: locsec.Decode of the encoded Debian vmlinux
+// sites (what "sites" and the resolver do first).
+func BenchmarkKernelDecode(b *testing.B) {
+	vmlinux := filepath.Join(testutil.KernelData(b), "vmlinux")
+	r, err := EncodeFile(vmlinux, nil, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, err := btf.Parse(r.Data, r.Base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sites, err := locsec.Decode(spec, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(sites)), "sites")
 	}
 }

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,92 +123,73 @@ func runBTFSites(c *cobra.Command, o *sitesOptions) error {
 	return nil
 }
 
-// formatBTFSite is the one place that spells a site as text; it is to be
-// replaced by the shared formatter of package inline when that exists, with
-// the traceability mark appended.
+// formatBTFSite spells a site with the shared formatter of package inline
+// (so that "sites" and "sites --dwarf" can be diffed) and appends the
+// inspector's marks: why there is no address, why a kprobe cannot sit
+// there.
 func formatBTFSite(t *resolve.Target, s *btfSite) string {
 	var b strings.Builder
-	if s.NoAddr == "" && t.HasAddresses() {
-		fmt.Fprintf(&b, "%#016x ", s.Addr)
-		if s.Caller != "" {
-			fmt.Fprintf(&b, "%s+%#x ", s.Caller, s.CallerOff)
-		} else {
-			b.WriteString("? ")
+	_ = inline.FormatSiteOpts(&b, &s.Site, inline.FormatOptions{})
+	line := strings.TrimSuffix(b.String(), "\n")
+	if s.NoAddr != "" || !t.HasAddresses() {
+		// No address was derived: do not print one.
+		if _, rest, ok := strings.Cut(line, " "); ok {
+			line = "? " + rest
 		}
 	}
-	fmt.Fprintf(&b, "%s+%#x %s(", s.Section, s.SectionOff, s.Func.Name)
-	for i, p := range s.Func.Params {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		var l inline.Location
-		if i < len(s.Params) {
-			l = s.Params[i]
-		}
-		fmt.Fprintf(&b, "%s %s=%s", p.Type, p.Name, resolve.DescribeLocation(l))
-	}
-	if s.Func.Variadic {
-		if len(s.Func.Params) > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("...")
-	}
-	b.WriteString(")")
 	if s.NoAddr != "" {
-		fmt.Fprintf(&b, " [%s]", s.NoAddr)
+		line += " [" + s.NoAddr + "]"
 	}
 	if s.NoTrace != "" {
-		fmt.Fprintf(&b, " [notrace: %s]", s.NoTrace)
+		line += " [notrace: " + s.NoTrace + "]"
 	}
-	return b.String()
+	return line
 }
 
-type jsonSiteParam struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Location string `json:"location"`
-}
-
-type jsonSite struct {
-	Addr       *uint64         `json:"addr,omitempty"`
-	Caller     string          `json:"caller,omitempty"`
-	CallerOff  uint64          `json:"caller_offset,omitempty"`
-	Section    string          `json:"section"`
-	SectionOff uint64          `json:"section_offset"`
-	Func       string          `json:"func"`
-	FuncID     uint32          `json:"btf_func_id"`
-	Params     []jsonSiteParam `json:"params"`
-	Traceable  bool            `json:"traceable"`
-	NoTrace    string          `json:"notrace,omitempty"`
-	NoAddr     string          `json:"no_address,omitempty"`
-}
-
+// writeBTFSitesJSON writes the shared JSON array of package inline with
+// three fields added at the end of each object: traceable, notrace and
+// no_address.
 func writeBTFSitesJSON(w io.Writer, t *resolve.Target, sites []btfSite) error {
-	out := struct {
-		Object string     `json:"object"`
-		Arch   string     `json:"arch"`
-		Notes  []string   `json:"notes,omitempty"`
-		Sites  []jsonSite `json:"sites"`
-	}{Object: t.Name, Arch: t.Arch.String(), Notes: t.Notes, Sites: []jsonSite{}}
+	plain := make([]inline.Site, len(sites))
 	for i := range sites {
-		s := &sites[i]
-		j := jsonSite{Caller: s.Caller, CallerOff: s.CallerOff, Section: s.Section, SectionOff: s.SectionOff,
-			Func: s.Func.Name, FuncID: s.Func.FuncID, NoTrace: s.NoTrace, NoAddr: s.NoAddr,
-			Traceable: s.NoTrace == "" && s.NoAddr == "" && t.HasAddresses()}
-		if s.NoAddr == "" && t.HasAddresses() {
-			a := s.Addr
-			j.Addr = &a
-		}
-		for k, p := range s.Func.Params {
-			var l inline.Location
-			if k < len(s.Params) {
-				l = s.Params[k]
-			}
-			j.Params = append(j.Params, jsonSiteParam{p.Name, p.Type, resolve.DescribeLocation(l)})
-		}
-		out.Sites = append(out.Sites, j)
+		plain[i] = sites[i].Site
 	}
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(out)
+	var buf bytes.Buffer
+	if err := inline.WriteJSON(&buf, plain, nil); err != nil {
+		return err
+	}
+	var objs []json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &objs); err != nil {
+		return err
+	}
+	if len(objs) != len(sites) {
+		return fmt.Errorf("internal error: %d JSON sites for %d sites", len(objs), len(sites))
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("[")
+	for i, o := range objs {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		o = bytes.TrimSpace(o)
+		if len(o) < 2 || o[len(o)-1] != '}' {
+			return fmt.Errorf("internal error: site %d is not a JSON object", i)
+		}
+		s := &sites[i]
+		extra := struct {
+			Traceable bool   `json:"traceable"`
+			NoTrace   string `json:"notrace,omitempty"`
+			NoAddr    string `json:"no_address,omitempty"`
+		}{s.NoTrace == "" && s.NoAddr == "" && t.HasAddresses(), s.NoTrace, s.NoAddr}
+		if !t.HasAddresses() && extra.NoAddr == "" {
+			extra.NoAddr = "no symbols: addr is the section offset"
+		}
+		e, _ := json.Marshal(extra)
+		bw.WriteString("\n")
+		bw.Write(o[:len(o)-1])
+		bw.WriteString(",")
+		bw.Write(e[1:])
+	}
+	bw.WriteString("\n]\n")
+	return bw.Flush()
 }

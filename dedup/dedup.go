@@ -51,6 +51,8 @@ type Converter struct {
 	dst *btf.Spec
 
 	cache   map[dwarf.Offset]btf.TypeID
+	busy    map[dwarf.Offset]bool // being converted
+	failed  map[dwarf.Offset]error
 	dies    map[dwarf.Offset]*die
 	eqMemo  map[pair]bool
 	pending []btf.Type // ids first .. first+len-1, added by Commit
@@ -87,7 +89,7 @@ type refKey struct {
 // base chain holds the object's BTF). The base chain is indexed once.
 func New(d *dwarf.Data, dst *btf.Spec) *Converter {
 	c := &Converter{d: d, r: d.Reader(), dst: dst,
-		cache: map[dwarf.Offset]btf.TypeID{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
+		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: dst.NextID(),
 		named: map[nameKey][]btf.TypeID{}, anon: map[string][]btf.TypeID{}, refs: map[refKey]btf.TypeID{},
 		arrays: map[[2]uint32]btf.TypeID{}, protos: map[string]btf.TypeID{}}
@@ -144,6 +146,9 @@ func (c *Converter) register(id btf.TypeID, t *btf.Type, s *btf.Spec) {
 			c.anon[ak] = append(c.anon[ak], id)
 		}
 	case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypedef:
+		if k == btf.KindTypedef {
+			add(nameKey{k, name})
+		}
 		rk := refKey{k, btf.TypeID(t.SizeType), name}
 		if _, ok := c.refs[rk]; !ok {
 			c.refs[rk] = id
@@ -256,19 +261,30 @@ func (c *Converter) convert(off dwarf.Offset, depth int) (btf.TypeID, error) {
 	if id, ok := c.cache[off]; ok {
 		return id, nil
 	}
+	if err, ok := c.failed[off]; ok {
+		return 0, err
+	}
 	if depth > maxDepth {
 		return 0, &Error{off, "type nesting too deep"}
 	}
+	// Only structs and unions may be reached again while being
+	// converted (they reserve their id first); anything else coming
+	// back is a cycle that no C type has.
+	if c.busy[off] {
+		return 0, &Error{off, "type refers to itself"}
+	}
+	c.busy[off] = true
+	defer delete(c.busy, off)
 	d, err := c.die(off)
-	if err != nil {
-		return 0, err
+	if err == nil {
+		var id btf.TypeID
+		if id, err = c.convertDIE(d, depth); err == nil {
+			c.cache[off] = id
+			return id, nil
+		}
 	}
-	id, err := c.convertDIE(d, depth)
-	if err != nil {
-		return 0, err
-	}
-	c.cache[off] = id
-	return id, nil
+	c.failed[off] = err
+	return 0, err
 }
 
 func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
@@ -327,7 +343,7 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		}
 		if k == btf.KindTypedef {
 			// A typedef of another copy of an equivalent type.
-			for id := range c.typedefCandidates(name) {
+			for _, id := range c.named[nameKey{btf.KindTypedef, name}] {
 				if c.equiv(d.off, id) {
 					return id, nil
 				}
@@ -410,18 +426,6 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 // Unsupported returns the number of DWARF types that BTF cannot describe
 // and that were mapped to void.
 func (c *Converter) Unsupported() int { return c.unsupported }
-
-func (c *Converter) typedefCandidates(name string) map[btf.TypeID]bool {
-	// Typedefs are indexed by target; a miss means the target resolved
-	// to a different copy, which is rare: scan refs only for this name.
-	out := map[btf.TypeID]bool{}
-	for k, id := range c.refs {
-		if k.kind == btf.KindTypedef && k.name == name {
-			out[id] = true
-		}
-	}
-	return out
-}
 
 func refKind(tag dwarf.Tag) btf.Kind {
 	switch tag {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -59,7 +61,19 @@ func Open(path string) (*Object, error) {
 	}
 	if err != nil {
 		o.Close()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%s: truncated ELF file (%d bytes): headers end past the end of the file", path, size)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, s := range o.ELF.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if s.Offset > uint64(size) || s.FileSize > uint64(size)-s.Offset {
+			o.Close()
+			return nil, fmt.Errorf("%s: truncated ELF file (%d bytes): section %s data [%#x, %#x) past the end", path, size, s.Name, s.Offset, s.Offset+s.FileSize)
+		}
 	}
 	if o.ELF.Type == elf.ET_REL || o.mm == nil {
 		o.DWARF, err = o.ELF.DWARF()

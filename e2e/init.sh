@@ -64,13 +64,6 @@ t1=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E module phase seconds $t0 $t1"
 
 # The kernel as judge of traceability.
-# Through kprobe_events for the first E2E_JUDGE_TRACEFS sites (the
-# interface users have, one tracefs event per probe: slow under TCG), then
-# through perf_event_open of the kprobe PMU for all of them (the same
-# register_kprobe checks, no tracefs event).
-if [ -s /e2e/sites.txt ]; then
-	[ "$E2E_JUDGE_TRACEFS" -gt 0 ] && e2e-guest judge -via tracefs -batch "$E2E_BATCH" -limit "$E2E_JUDGE_TRACEFS" /e2e/sites.txt
-	e2e-guest judge -via perf /e2e/sites.txt
-fi
+[ -s /e2e/sites.txt ] && e2e-guest judge -batch "$E2E_BATCH" /e2e/sites.txt
 echo "E2E-END"
 poweroff -f

@@ -10,7 +10,7 @@
 #
 # Environment:
 #   E2E_RESOLVER  perf (stand-in, default) or btfinline: see e2e/btfinline.sh
-#   E2E_SAMPLE    judge a 1-in-N sample of vmlinux's inline sites (default 50)
+#   E2E_SAMPLE    judge a 1-in-N sample of vmlinux's inline sites (default 60: 5023)
 #   E2E_JUDGE_FUNCS  comma list of functions all of whose sites are judged
 #   E2E_TIMEOUT   seconds before qemu is killed (default 900)
 #   E2E_REBUILD=1 rebuild the module from source first
@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BTFI_CACHE:-$HOME/.cache/btfinline}
 ver=6.1.0-53-cloud-amd64
 export E2E_RESOLVER=${E2E_RESOLVER:-perf}
-sample=${E2E_SAMPLE:-50}
+sample=${E2E_SAMPLE:-60}
 timeout=${E2E_TIMEOUT:-900}
 work=${E2E_WORK:-$cache/e2e}
 mem=${E2E_MEM:-512M}
@@ -104,7 +104,6 @@ E2E_SEED=$seed
 E2E_FUNCS="$funcs"
 E2E_TRIGGERS="$triggers"
 E2E_BATCH=${E2E_BATCH:-256}
-E2E_JUDGE_TRACEFS=${E2E_JUDGE_TRACEFS:-1000}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"

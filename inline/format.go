@@ -181,6 +181,7 @@ type jsonSite struct {
 	Caller     string      `json:"caller"`
 	CallerOff  uint64      `json:"caller_off"`
 	Depth      int         `json:"depth,omitempty"`
+	Outer      string      `json:"outer,omitempty"`
 	CallFile   string      `json:"call_file,omitempty"`
 	CallLine   int         `json:"call_line,omitempty"`
 	Func       string      `json:"func"`
@@ -204,7 +205,7 @@ func WriteJSON(w io.Writer, sites []Site, regName func(uint32) string) error {
 		}
 		js := jsonSite{
 			Addr: s.Addr, AddrSource: s.AddrSource, Section: s.Section, SectionOff: s.SectionOff,
-			Caller: s.Caller, CallerOff: s.CallerOff, Depth: s.Depth, CallFile: s.CallFile,
+			Caller: s.Caller, CallerOff: s.CallerOff, Depth: s.Depth, Outer: s.Outer, CallFile: s.CallFile,
 			CallLine: s.CallLine, Func: s.Func.Name, DeclFile: s.Func.DeclFile,
 			DeclLine: s.Func.DeclLine, Return: s.Func.Return, Variadic: s.Func.Variadic,
 			Params: make([]jsonParam, 0, len(s.Func.Params)), Ranges: s.Ranges,

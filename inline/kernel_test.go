@@ -203,3 +203,102 @@ func TestKernelWorkersDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelModulePerf compares the sites of every function inlined into
+// a module (ET_REL, relocated by the reader) with "perf probe -m MOD -D",
+// which prints MOD:SYMBOL+OFFSET (decimal) per site. Both are compared as
+// section:offset (symbol names differ between aliases). perf does not look
+// for instances inside an instance of the same function (or inside the
+// function's own out-of-line copy), and lists the out-of-line copy itself
+// at +0: those differences are expected and skipped.
+func TestKernelModulePerf(t *testing.T) {
+	dir := testutil.KernelData(t)
+	perf := testutil.SystemTool(t, "perf")
+	base := func(name string) string {
+		// perf prints DWARF names; symbols of gcc clones have suffixes.
+		if i := strings.IndexByte(name, '.'); i > 0 {
+			return name[:i]
+		}
+		return name
+	}
+	for _, mod := range []string{"tcp_bbr.ko", "virtio_net.ko"} {
+		t.Run(mod, func(t *testing.T) {
+			path := filepath.Join(dir, "modules", mod)
+			res, err := ReadFile(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := elf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			syms, err := f.Symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			symLoc := make(map[string][]string) // base name -> "section:value"
+			for _, s := range syms {
+				if s.Section == elf.SHN_UNDEF || int(s.Section) >= len(f.Sections) {
+					continue
+				}
+				n := base(s.Name)
+				symLoc[n] = append(symLoc[n], f.Sections[s.Section].Name+":"+strconv.FormatUint(s.Value, 10))
+			}
+			loc := func(sec string, off uint64) string { return sec + ":" + strconv.FormatUint(off, 10) }
+			ours := make(map[string]map[string]bool)
+			skipped := 0
+			for i := range res.Sites {
+				s := &res.Sites[i]
+				if s.Outer == s.Func.Name || base(s.Caller) == s.Func.Name {
+					skipped++
+					continue
+				}
+				if ours[s.Func.Name] == nil {
+					ours[s.Func.Name] = make(map[string]bool)
+				}
+				ours[s.Func.Name][loc(s.Section, s.SectionOff)] = true
+			}
+			total := 0
+			for fn, set := range ours {
+				out, err := exec.Command(perf, "probe", "-m", path, "-D", fn, "--max-probes=4096").Output()
+				if err != nil {
+					t.Errorf("perf probe -D %s: %v", fn, err)
+					continue
+				}
+				matched := make(map[string]bool)
+				sc := bufio.NewScanner(bytes.NewReader(out))
+				for sc.Scan() {
+					m := perfProbeRE.FindStringSubmatch(sc.Text())
+					if m == nil {
+						continue
+					}
+					_, target, _ := strings.Cut(m[1], ":")
+					name, offs, _ := strings.Cut(target, "+")
+					off, _ := strconv.ParseUint(offs, 10, 64)
+					if base(name) == fn && off == 0 {
+						continue // the out-of-line copy, not an inline site
+					}
+					found := false
+					for _, sl := range symLoc[base(name)] {
+						sec, v, _ := strings.Cut(sl, ":")
+						val, _ := strconv.ParseUint(v, 10, 64)
+						if k := loc(sec, val+off); set[k] {
+							matched[k], found = true, true
+						}
+					}
+					if !found {
+						t.Errorf("%s: perf's site %s not among ours", fn, target)
+					}
+					total++
+				}
+				for k := range set {
+					if !matched[k] {
+						t.Errorf("%s: our site %s not in perf's", fn, k)
+					}
+				}
+			}
+			t.Logf("%s: %d functions, %d perf probe sites matched (%d sites inside an expansion or copy of the same function skipped)", mod, len(ours), total, skipped)
+		})
+	}
+}

@@ -46,7 +46,9 @@ type Result struct {
 // Stats summarises a read. Params counts the parameters of the inlined
 // functions over all sites (Site.Params without a varargs slot);
 // ParamEntries counts the DW_TAG_formal_parameter entries directly under
-// DW_TAG_inlined_subroutine entries, as llvm-dwarfdump shows them.
+// DW_TAG_inlined_subroutine entries, as llvm-dwarfdump shows them (gcc
+// sometimes emits two entries for one parameter, and omits entries for
+// parameters without a location, so the two counts differ).
 type Stats struct {
 	Entries         int // DW_TAG_inlined_subroutine entries
 	NoAddress       int // entries without any address (not a site)

@@ -89,7 +89,10 @@ type Site struct {
 	Caller     string // out-of-line function containing Addr (symbol table)
 	CallerOff  uint64
 	Depth      int // 1 = inlined directly into Caller
-	CallFile   string
-	CallLine   int
-	Params     []Location // one per Func.Params (plus varargs slot if any)
+	// Outer is the function of the innermost inline expansion that
+	// contains this one ("" when Depth is 1).
+	Outer    string
+	CallFile string
+	CallLine int
+	Params   []Location // one per Func.Params (plus varargs slot if any)
 }

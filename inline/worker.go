@@ -172,14 +172,19 @@ func (w *worker) unit(u *unitHdr) []Site {
 		switch {
 		case ab.tag == dwarf.TagInlinedSubroutine:
 			depth := 1
+			var outer *pendingSite
 			for _, f := range stack {
 				if f.ps != nil {
 					depth++
+					outer = f.ps
 				}
 			}
 			var ps *pendingSite
 			if e := w.entryAt(off); e != nil {
 				ps = w.newSite(e, depth)
+				if outer != nil && outer.fi != nil && ps.site != nil {
+					ps.site.Outer = outer.fi.fn.Name
+				}
 			} else {
 				w.stats.Entries++
 				ps = &pendingSite{}
@@ -298,6 +303,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.Offset, err)
 		return ps
 	}
+	ps.fi = fi
 	if w.opt.Func != nil && !w.opt.Func(fi.fn.Name) {
 		w.stats.Filtered++
 		return ps
@@ -391,9 +397,24 @@ func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
 				}
 			}
 		}
-		s.Params[i] = l
+		// gcc sometimes emits two entries for one parameter; keep the
+		// more useful location.
+		if rank(&l) >= rank(&s.Params[i]) {
+			s.Params[i] = l
+		}
 	}
 	return append(sites, *s)
+}
+
+// rank orders locations: located, then unrepresentable, then none.
+func rank(l *Location) int {
+	switch {
+	case l.Kind != LocUnavailable:
+		return 2
+	case l.Reason != "":
+		return 1
+	}
+	return 0
 }
 
 // paramLoc finds the location of one parameter at the site.

@@ -75,11 +75,20 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 	// Sites copy their LOC_PROTO's locations; bound the total by the
 	// blob's size so that many entries sharing one wide LOC_PROTO cannot
 	// make Decode allocate far more than its input.
-	budget := 0
+	budget, total := 0, 0
 	for i := range ts {
 		budget += 3 + len(ts[i].Data)
+		if ts[i].Kind() == btf.KindLocSec {
+			total += ts[i].Vlen()
+		}
 	}
 	budget *= 16
+	if total > budget {
+		total = budget
+	}
+	// One allocation for all sites and one for all their locations.
+	sites = make([]inline.Site, 0, min(total, len(ts)*4096))
+	var locPool []inline.Location
 	for i := range ts {
 		t := &ts[i]
 		if t.Kind() != btf.KindLocSec {
@@ -103,9 +112,6 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 		if len(ents) < t.Vlen() {
 			return nil, &DecodeError{LocSec: id, Entry: len(ents), Msg: "truncated"}
 		}
-		if sites == nil {
-			sites = make([]inline.Site, 0, len(ents))
-		}
 		for j, en := range ents {
 			f, err := d.fn(en.Func)
 			if err != nil {
@@ -125,12 +131,18 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 			if budget -= len(locs) + 1; budget < 0 {
 				return nil, &DecodeError{LocSec: id, Entry: j, Msg: "too many parameter locations for the size of the BTF"}
 			}
+			if len(locPool) < len(locs) {
+				locPool = make([]inline.Location, max(len(locs), 4096))
+			}
+			params := locPool[:len(locs):len(locs)]
+			locPool = locPool[len(locs):]
+			copy(params, locs)
 			sites = append(sites, inline.Site{
 				Func:       f,
 				Addr:       secBase + uint64(en.Offset),
 				Section:    sec,
 				SectionOff: uint64(en.Offset),
-				Params:     append([]inline.Location(nil), locs...),
+				Params:     params,
 			})
 		}
 	}

@@ -128,7 +128,7 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 		if sa.SectionOff != sb.SectionOff {
 			return sa.SectionOff < sb.SectionOff
 		}
-		return funcName(sa.Func) < funcName(sb.Func)
+		return lessSite(sa, sb)
 	})
 
 	// Phase 1: the prototypes' types, in first-use order.
@@ -342,11 +342,46 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 	return e.st, nil
 }
 
-func funcName(f *inline.Func) string {
-	if f == nil {
-		return ""
+// lessSite orders sites at one address by everything that tells them
+// apart, so that ties do not depend on the input order.
+func lessSite(a, b *inline.Site) bool {
+	fa, fb := a.Func, b.Func
+	if fa == nil || fb == nil {
+		return fa == nil && fb != nil
 	}
-	return f.Name
+	if fa.Name != fb.Name {
+		return fa.Name < fb.Name
+	}
+	if fa.DeclFile != fb.DeclFile {
+		return fa.DeclFile < fb.DeclFile
+	}
+	if fa.DeclLine != fb.DeclLine {
+		return fa.DeclLine < fb.DeclLine
+	}
+	if fa.Return != fb.Return {
+		return fa.Return < fb.Return
+	}
+	if len(fa.Params) != len(fb.Params) {
+		return len(fa.Params) < len(fb.Params)
+	}
+	for i := range fa.Params {
+		if fa.Params[i] != fb.Params[i] {
+			pa, pb := fa.Params[i], fb.Params[i]
+			if pa.Name != pb.Name {
+				return pa.Name < pb.Name
+			}
+			if pa.Type != pb.Type {
+				return pa.Type < pb.Type
+			}
+		}
+	}
+	if a.Depth != b.Depth {
+		return a.Depth < b.Depth
+	}
+	if a.CallFile != b.CallFile {
+		return a.CallFile < b.CallFile
+	}
+	return a.CallLine < b.CallLine
 }
 
 func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {

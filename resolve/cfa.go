@@ -1,9 +1,11 @@
 package resolve
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -20,27 +22,28 @@ type fdeRef struct {
 // indexDebugFrame lists the FDEs of a .debug_frame (ELF64, 32-bit DWARF
 // lengths) without decoding their instructions, sorted by address.
 func indexDebugFrame(d []byte, bo binary.ByteOrder) []fdeRef {
-	var out []fdeRef
-	cies := map[int]int{} // CIE offset -> length incl. header
-	for off := 0; off+4 <= len(d); {
+	out := make([]fdeRef, 0, len(d)/64)
+	for off := 0; off+8 <= len(d); {
 		l := int(bo.Uint32(d[off:]))
 		if l == 0xffffffff || l < 4 || off+4+l > len(d) {
-			break // 64-bit DWARF or garbage: stop (the caller falls back)
+			return nil // 64-bit DWARF or garbage: the caller falls back
 		}
-		id := bo.Uint32(d[off+4:])
-		if id == 0xffffffff {
-			cies[off] = 4 + l
-		} else if l >= 4+16 {
+		if id := bo.Uint32(d[off+4:]); id != 0xffffffff && l >= 4+16 {
 			cie := int(id)
-			if n, ok := cies[cie]; ok {
-				begin := bo.Uint64(d[off+8:])
-				rng := bo.Uint64(d[off+16:])
-				out = append(out, fdeRef{begin, begin + rng, off, 4 + l, cie, n})
+			if cie+8 > len(d) || bo.Uint32(d[cie+4:]) != 0xffffffff {
+				return nil
 			}
+			cl := 4 + int(bo.Uint32(d[cie:]))
+			if cie+cl > len(d) {
+				return nil
+			}
+			begin := bo.Uint64(d[off+8:])
+			rng := bo.Uint64(d[off+16:])
+			out = append(out, fdeRef{begin, begin + rng, off, 4 + l, cie, cl})
 		}
 		off += 4 + l
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].begin < out[j].begin })
+	slices.SortFunc(out, func(a, b fdeRef) int { return cmp.Compare(a.begin, b.begin) })
 	return out
 }
 

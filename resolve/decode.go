@@ -80,11 +80,30 @@ func LocSecs(spec *btf.Spec) []btf.TypeID {
 // chain.
 func FuncsByName(spec *btf.Spec, name string) []btf.TypeID {
 	var ids []btf.TypeID
+	var chain []*btf.Spec
 	for p := spec; p != nil; p = p.Base() {
+		chain = append(chain, p)
+	}
+	// Compare the name in place in the string sections: building a Go
+	// string for each of the kernel's 60,000 FUNC names costs more than
+	// the search.
+	nameIs := func(off uint32) bool {
+		for _, p := range chain {
+			if off < p.StrStart() {
+				continue
+			}
+			raw := p.RawStrings()
+			o := uint64(off - p.StrStart())
+			end := o + uint64(len(name))
+			return end < uint64(len(raw)) && string(raw[o:end]) == name && raw[end] == 0
+		}
+		return false
+	}
+	for _, p := range chain {
 		ts := p.Types()
 		for j := range ts {
 			t := &ts[j]
-			if t.Kind() == btf.KindFunc && p.Name(t) == name {
+			if t.Kind() == btf.KindFunc && nameIs(t.NameOff) {
 				ids = append(ids, p.FirstID()+btf.TypeID(j))
 			}
 		}

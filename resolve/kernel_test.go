@@ -232,12 +232,16 @@ func BenchmarkKernelResolve(b *testing.B) {
 		b.Skip("BTFI_VMLINUX_INLINE unset")
 	}
 	b.ReportAllocs()
+	fn := os.Getenv("BTFI_RESOLVE_FUNC")
+	if fn == "" {
+		fn = "tcp_snd_cwnd_set"
+	}
 	for i := 0; i < b.N; i++ {
 		tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := tg.Resolve("tcp_snd_cwnd_set", nil)
+		r, err := tg.Resolve(fn, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -312,6 +316,64 @@ func TestKernelPerfAcceptsOurSyntax(t *testing.T) {
 		}
 		if w := strings.Fields(kprobeArgs(&p)); strings.Join(got[2:], " ") != strings.Join(w, " ") {
 			t.Errorf("%s: perf made %q of our %q", p.Event, got[2:], w)
+		}
+	}
+}
+
+// TestKernelPatchSites: sites refused as jump-label, static-call or BUG()
+// sites are, according to objdump, at a nop/jmp, a call and a ud2.
+func TestKernelPatchSites(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	objdump := testutil.RefTool(t, "objdump")
+	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, _, notrace, err := tg.Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"jump label patch site": {"nop", "jmp", "xchg   %ax,%ax"},
+		"static call site":      {"call", "nop", "jmp"},
+		"BUG() trap":            {"ud2"},
+	}
+	seen := map[string]int{}
+	for i := range sites {
+		why := notrace[i]
+		ok := want[why]
+		if ok == nil {
+			continue
+		}
+		seen[why]++
+		if seen[why] > 2 {
+			continue
+		}
+		a := sites[i].Addr
+		out, err := exec.Command(objdump, "-d", "--start-address="+strconv.FormatUint(a, 10),
+			"--stop-address="+strconv.FormatUint(a+16, 10), vmlinux).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := ""
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), strconv.FormatUint(a, 16)+":") {
+				last = l
+			}
+		}
+		match := false
+		for _, m := range ok {
+			match = match || strings.Contains(last, "\t"+m)
+		}
+		if !match {
+			t.Errorf("%s at %#x: objdump shows %q", why, a, last)
+		}
+	}
+	t.Logf("refused patch sites: %v", seen)
+	for why := range want {
+		if seen[why] == 0 {
+			t.Errorf("no site refused as %s", why)
 		}
 	}
 }

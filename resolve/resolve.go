@@ -203,7 +203,7 @@ func (t *Target) target(caller string, off, addr uint64) string {
 	if t.Rel || t.module {
 		prefix = t.Name + ":"
 	}
-	if caller != "" && t.Syms != nil && len(t.Syms.ByName(caller)) == 1 {
+	if caller != "" && t.Syms != nil && t.Syms.Unique(caller) {
 		if off == 0 {
 			return prefix + caller
 		}

@@ -45,8 +45,7 @@ type SymTab struct {
 	ents   []symEnt // sorted by (sec for rel, addr, preference)
 
 	once   sync.Once
-	byName map[string][]int32
-	calls  int // ByName calls answered by a linear scan
+	byHash map[uint64][]int32 // FNV-1a of a name -> entries
 }
 
 func (t *SymTab) nameBytes(e *symEnt) []byte {
@@ -319,37 +318,51 @@ func groupStart(l []symEnt, i int) int {
 	return i
 }
 
+// index hashes every name once (FNV-1a, no allocation per symbol):
+// ByName and Unique look names up through it.
 func (t *SymTab) index() {
 	t.once.Do(func() {
-		t.byName = make(map[string][]int32, len(t.ents))
+		t.byHash = make(map[uint64][]int32, len(t.ents))
 		for i := range t.ents {
-			n := t.name(&t.ents[i])
-			t.byName[n] = append(t.byName[n], int32(i))
+			h := fnv1a(t.nameBytes(&t.ents[i]))
+			t.byHash[h] = append(t.byHash[h], int32(i))
 		}
 	})
 }
 
-// ByName returns the symbols named name, in table order. The first few
-// calls scan the table (resolving one function asks for a handful of
-// names); later ones build and use a name index.
+// ByName returns the symbols named name, in table order.
 func (t *SymTab) ByName(name string) []Symbol {
-	if t.byName == nil && t.calls < 16 {
-		t.calls++
-		var out []Symbol
-		nb := []byte(name)
-		for i := range t.ents {
-			if t.nameIs(&t.ents[i], nb) {
-				out = append(out, t.symbol(&t.ents[i]))
-			}
-		}
-		return out
-	}
 	t.index()
 	var out []Symbol
-	for _, i := range t.byName[name] {
-		out = append(out, t.symbol(&t.ents[i]))
+	nb := []byte(name)
+	for _, i := range t.byHash[fnv1a(nb)] {
+		if t.nameIs(&t.ents[i], nb) {
+			out = append(out, t.symbol(&t.ents[i]))
+		}
 	}
 	return out
+}
+
+// Unique reports whether exactly one symbol is named name.
+func (t *SymTab) Unique(name string) bool {
+	t.index()
+	nb := []byte(name)
+	n := 0
+	for _, i := range t.byHash[fnv1a(nb)] {
+		if t.nameIs(&t.ents[i], nb) {
+			n++
+		}
+	}
+	return n == 1
+}
+
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // Clones returns the out-of-line copies of name: the symbol itself and gcc

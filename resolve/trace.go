@@ -21,7 +21,10 @@ type Region struct {
 type Rules struct {
 	rel     bool
 	regions []Region
-	syms    *SymTab
+	// points are the many small patch-site regions (jump labels, static
+	// calls, BUG()s) of a linked object, sorted, searched by bisection.
+	points []Region
+	syms   *SymTab
 	// Notes says which rules could not be applied (e.g. the debugfs
 	// blacklist was unreadable); printed once by the commands.
 	Notes []string
@@ -68,6 +71,16 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 }
 
 func (r *Rules) within(section string, addr uint64) string {
+	if !r.rel && len(r.points) > 0 {
+		i := sort.Search(len(r.points), func(i int) bool { return r.points[i].Start > addr }) - 1
+		// Patch sites are a few bytes long and do not nest: the nearest
+		// ones below addr are the only candidates.
+		for j := i; j >= 0 && j > i-4; j-- {
+			if p := r.points[j]; addr >= p.Start && addr < p.End {
+				return p.Reason
+			}
+		}
+	}
 	for _, g := range r.regions {
 		if r.rel && g.Section != section {
 			continue
@@ -156,18 +169,89 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 			}
 		}
 	}
+	if err := r.patchSites(f, markers); err != nil {
+		return nil, err
+	}
 	r.sort()
 	return r, nil
 }
 
+// patchSites adds the instruction-level refusals of check_kprobe_address_safe
+// that a linked image records in tables: jump-label patch sites
+// (jump_label_text_reserved), inline static-call sites
+// (static_call_text_reserved) and BUG() traps (find_bug). All three tables
+// hold 32-bit offsets relative to the entry's own address.
+func (r *Rules) patchSites(f *elf.File, markers map[string]uint64) error {
+	// The kernel refuses addresses inside the patched instruction (2 or 5
+	// bytes on x86-64, decoded at run time). Probe addresses are
+	// instruction starts, so only the first byte can match: a one-byte
+	// region is exact without reading the text.
+	const nop = 1
+	tables := []struct {
+		start, stop string
+		entSize     uint64
+		size        uint64
+		why         string
+	}{
+		{"__start___jump_table", "__stop___jump_table", 16, nop, "jump label patch site"},
+		{"__start_static_call_sites", "__stop_static_call_sites", 8, nop, "static call site"},
+		{"__start___bug_table", "__stop___bug_table", 12, 1, "BUG() trap"},
+	}
+	for _, tb := range tables {
+		start, ok1 := markers[tb.start]
+		stop, ok2 := markers[tb.stop]
+		if !ok1 || !ok2 || stop <= start {
+			continue
+		}
+		data, err := readRange(f, start, stop)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tb.start, err)
+		}
+		if tb.start == "__start___bug_table" && uint64(len(data))%12 != 0 {
+			// Without CONFIG_DEBUG_BUGVERBOSE entries are 8 bytes (x86-64
+			// relative form); with it 12. Pick the size that divides.
+			tb.entSize = 8
+		}
+		if uint64(len(data))%tb.entSize != 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d bytes is not a whole number of %d-byte entries: not checked", tb.start, len(data), tb.entSize))
+			continue
+		}
+		for off := uint64(0); off+tb.entSize <= uint64(len(data)); off += tb.entSize {
+			rel := int32(f.ByteOrder.Uint32(data[off:]))
+			addr := uint64(int64(start+off) + int64(rel))
+			r.points = append(r.points, Region{"", addr, addr + tb.size, tb.why})
+		}
+	}
+	sort.SliceStable(r.points, func(i, j int) bool { return r.points[i].Start < r.points[j].Start })
+	return nil
+}
+
 // MarkerNames are the symbols ELFRules needs from a linked object.
 func MarkerNames() map[string]bool {
-	m := map[string]bool{"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true,
+	m := map[string]bool{"__start___jump_table": true, "__stop___jump_table": true,
+		"__start_static_call_sites": true, "__stop_static_call_sites": true,
+		"__start___bug_table": true, "__stop___bug_table": true,
+		"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true,
 		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true}
 	for _, p := range markerPairs {
 		m[p.start], m[p.end] = true, true
 	}
 	return m
+}
+
+// readRange reads the bytes at [start, stop) of a linked ELF.
+func readRange(f *elf.File, start, stop uint64) ([]byte, error) {
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || start < s.Addr || stop > s.Addr+s.Size {
+			continue
+		}
+		b := make([]byte, stop-start)
+		if _, err := s.ReadAt(b, int64(start-s.Addr)); err != nil {
+			return nil, fmt.Errorf("section %s at %#x: %w", s.Name, start-s.Addr, err)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("range %#x-%#x is in no section", start, stop)
 }
 
 // readAddrs reads the pointer-sized words in [start, stop) of a linked ELF.

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 const tracing = "/sys/kernel/tracing"
@@ -363,7 +362,6 @@ func judgeCmd(args []string) error {
 	batch := fs.Int("batch", 256, "kprobes registered before the batch is removed")
 	linkText := fs.String("text", "ffffffff81000000", "link-time address of _text")
 	limit := fs.Int("limit", 0, "stop after this many sites (0: all)")
-	mode := fs.String("via", "perf", "register through perf (perf_event_open of the kprobe PMU) or tracefs (kprobe_events)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -388,12 +386,8 @@ func judgeCmd(args []string) error {
 	if err := clearEvents(); err != nil {
 		return err
 	}
-	var pmu *kprobePMU
-	if *mode == "perf" {
-		if pmu, err = openKprobePMU(); err != nil {
-			return err
-		}
-	}
+	kmsg := openKmsg()
+	defer kmsg.Close()
 	start := time.Now()
 	reasons := map[string]int{}
 	bySection := map[string][2]int{}
@@ -409,12 +403,8 @@ func judgeCmd(args []string) error {
 			return fmt.Errorf("bad site line %q", l)
 		}
 		addr := a - lt + rt
-		if pmu != nil {
-			err = pmu.try(addr)
-		} else {
-			clearErrorLog()
-			err = writeEvent(fmt.Sprintf("p:judge/s%d 0x%x", i, addr))
-		}
+		kmsg.drain()
+		err = writeEvent(fmt.Sprintf("p:judge/s%d 0x%x", i, addr))
 		if (i+1)%1000 == 0 {
 			fmt.Printf("E2E judge progress %d/%d %.1fs\n", i+1, len(lines), time.Since(start).Seconds())
 		}
@@ -425,10 +415,8 @@ func judgeCmd(args []string) error {
 			sec[0]++
 		} else {
 			r := errnoName(err)
-			if pmu == nil {
-				if log := lastErrorLog(); log != "" {
-					r += " (" + log + ")"
-				}
+			if msg := kmsg.drain(); msg != "" {
+				r += ": " + msg
 			}
 			reasons[r]++
 			if _, ok := examples[r]; !ok {
@@ -437,7 +425,7 @@ func judgeCmd(args []string) error {
 			sec[1]++
 		}
 		bySection[f[1]] = sec
-		if pmu == nil && inBatch >= *batch {
+		if inBatch >= *batch {
 			if err := clearEvents(); err != nil {
 				return fmt.Errorf("removing a batch: %v", err)
 			}
@@ -448,7 +436,7 @@ func judgeCmd(args []string) error {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Printf("E2E judge via=%s sites=%d accepted=%d refused=%d seconds=%.1f\n", *mode, len(lines), accepted, len(lines)-accepted, el.Seconds())
+	fmt.Printf("E2E judge sites=%d accepted=%d refused=%d seconds=%.1f\n", len(lines), accepted, len(lines)-accepted, el.Seconds())
 	var rs []string
 	for r := range reasons {
 		rs = append(rs, r)
@@ -484,49 +472,56 @@ func kallsymsText() (uint64, error) {
 	return 0, errors.New("_text not in /proc/kallsyms")
 }
 
-// kprobePMU registers kprobes through perf_event_open(2) on the "kprobe"
-// PMU: the kernel runs the same checks as for a kprobe_events line
-// (register_kprobe), without creating a tracefs event per site, which makes
-// tens of thousands of verdicts affordable under TCG.
-type kprobePMU struct {
-	typ uint32
+
+// kmsgReader reads the kernel log records written since the last drain:
+// the kernel says why it refused a kprobe there ("Could not probe notrace
+// function ...", "kprobe: ...") while the write only returns an errno.
+type kmsgReader struct {
+	f *os.File
 }
 
-func openKprobePMU() (*kprobePMU, error) {
-	b, err := os.ReadFile("/sys/bus/event_source/devices/kprobe/type")
+func openKmsg() *kmsgReader {
+	f, err := os.OpenFile("/dev/kmsg", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return &kmsgReader{}
 	}
-	t, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
-	if err != nil {
-		return nil, err
-	}
-	return &kprobePMU{typ: uint32(t)}, nil
+	f.Seek(0, 2) // SEEK_END: only records from now on
+	return &kmsgReader{f: f}
 }
 
-// perfEventAttr is the start of struct perf_event_attr up to config2
-// (PERF_ATTR_SIZE_VER1, 72 bytes), which is all a kprobe needs.
-type perfEventAttr struct {
-	Type         uint32
-	Size         uint32
-	Config       uint64
-	SamplePeriod uint64
-	SampleType   uint64
-	ReadFormat   uint64
-	Flags        uint64
-	WakeupEvents uint32
-	BpType       uint32
-	Config1      uint64 // kprobe_func: NULL, so that Config2 is an address
-	Config2      uint64 // kprobe_addr
+func (k *kmsgReader) Close() {
+	if k.f != nil {
+		k.f.Close()
+	}
 }
 
-func (p *kprobePMU) try(addr uint64) error {
-	attr := perfEventAttr{Type: p.typ, Size: uint32(unsafe.Sizeof(perfEventAttr{})), Config2: addr}
-	attr.Flags = 1 // disabled
-	fd, _, errno := syscall.Syscall6(syscall.SYS_PERF_EVENT_OPEN, uintptr(unsafe.Pointer(&attr)),
-		^uintptr(0) /* pid -1 */, 0 /* cpu 0 */, ^uintptr(0) /* no group */, 0, 0)
-	if errno != 0 {
-		return errno
+var symbolRE = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+(/0x[0-9a-f]+)?|0x[0-9a-f]+|[0-9a-f]{16})\b`)
+
+// drain returns the last message logged since the previous call, with
+// addresses and symbols blanked out so that equal reasons group together.
+func (k *kmsgReader) drain() string {
+	if k.f == nil {
+		return ""
 	}
-	return syscall.Close(int(fd))
+	last := ""
+	buf := make([]byte, 8192)
+	for {
+		n, err := k.f.Read(buf)
+		if n <= 0 || err != nil {
+			break
+		}
+		rec := string(buf[:n])
+		if i := strings.IndexByte(rec, ';'); i >= 0 {
+			rec = rec[i+1:]
+		}
+		if i := strings.IndexByte(rec, '\n'); i >= 0 {
+			rec = rec[:i]
+		}
+		last = rec
+	}
+	last = symbolRE.ReplaceAllString(last, "SYM")
+	if strings.HasPrefix(last, "Could not probe notrace function ") {
+		last = "Could not probe notrace function SYM"
+	}
+	return last
 }
