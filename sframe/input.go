@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"runtime"
 	"sort"
 
@@ -110,101 +111,14 @@ func (in *Input) layoutRel(cfiIdx int) {
 // applyRelocs returns a copy of section target's data with its RELA
 // relocations applied, using in.base for section addresses.
 func (in *Input) applyRelocs(target *elf.Section, data []byte) ([]byte, error) {
-	ti := sectionIndex(in.File, target)
-	var rels []*elf.Section
-	for _, s := range in.File.Sections {
-		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) == ti {
-			rels = append(rels, s)
-		}
-	}
-	if len(rels) == 0 {
-		return data, nil
-	}
 	out := append([]byte(nil), data...)
-	syms, err := in.File.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	_, err := elfrel.Apply(in.File, sectionIndex(in.File, target), out, elfrel.Options{
+		SectionAddr: func(i int) uint64 { return in.base[i] },
+		Strict:      true,
+		Read:        in.data,
+	})
+	if err != nil {
 		return nil, err
-	}
-	bo := in.File.ByteOrder
-	P0 := in.base[ti]
-	for _, rs := range rels {
-		if rs.Type != elf.SHT_RELA || in.File.Class != elf.ELFCLASS64 {
-			return nil, &FormatError{Section: rs.Name, Msg: "only ELF64 RELA relocations are supported"}
-		}
-		rd, err := in.data(rs)
-		if err != nil {
-			return nil, err
-		}
-		for off := 0; off+24 <= len(rd); off += 24 {
-			roff := bo.Uint64(rd[off:])
-			info := bo.Uint64(rd[off+8:])
-			add := int64(bo.Uint64(rd[off+16:]))
-			si := info >> 32
-			typ := uint32(info)
-			var S uint64
-			if si > 0 {
-				if si-1 >= uint64(len(syms)) {
-					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("symbol index %d out of range", si)}
-				}
-				sym := syms[si-1]
-				switch {
-				case sym.Section == elf.SHN_UNDEF:
-					continue // stays unresolved; the FDE is skipped later
-				case sym.Section == elf.SHN_ABS:
-					S = sym.Value
-				case int(sym.Section) < len(in.base):
-					S = in.base[sym.Section] + sym.Value
-				default:
-					continue
-				}
-			}
-			P := P0 + roff
-			val := S + uint64(add)
-			var size int
-			var v uint64
-			switch in.ABI {
-			case ABIAMD64LE:
-				switch elf.R_X86_64(typ) {
-				case elf.R_X86_64_NONE:
-					continue
-				case elf.R_X86_64_64:
-					size, v = 8, val
-				case elf.R_X86_64_PC32:
-					size, v = 4, val-P
-				case elf.R_X86_64_32, elf.R_X86_64_32S:
-					size, v = 4, val
-				case elf.R_X86_64_PC64:
-					size, v = 8, val-P
-				default:
-					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("unsupported relocation %v against %s", elf.R_X86_64(typ), target.Name)}
-				}
-			case ABIAArch64LE, ABIAArch64BE:
-				switch elf.R_AARCH64(typ) {
-				case elf.R_AARCH64_NONE:
-					continue
-				case elf.R_AARCH64_ABS64:
-					size, v = 8, val
-				case elf.R_AARCH64_ABS32:
-					size, v = 4, val
-				case elf.R_AARCH64_PREL64:
-					size, v = 8, val-P
-				case elf.R_AARCH64_PREL32:
-					size, v = 4, val-P
-				default:
-					return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("unsupported relocation %v against %s", elf.R_AARCH64(typ), target.Name)}
-				}
-			default:
-				return nil, fmt.Errorf("%s: relocations for %v are not supported", rs.Name, in.File.Machine)
-			}
-			if roff+uint64(size) > uint64(len(out)) {
-				return nil, &FormatError{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("relocation at %#x outside %s", roff, target.Name)}
-			}
-			if size == 8 {
-				bo.PutUint64(out[roff:], v)
-			} else {
-				bo.PutUint32(out[roff:], uint32(v))
-			}
-		}
 	}
 	return out, nil
 }
