@@ -6,7 +6,7 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test vet fixtures fuzz bench check-kernel e2e clean
+.PHONY: all build test vet fixtures fuzz bench bench-kernel check-kernel e2e clean
 
 all: build
 
@@ -36,6 +36,11 @@ bench:
 	@eval "$$(scripts/setup)" && \
 	if [ -n "$(KERNEL)" ]; then export BTFI_KERNEL_DATA=$$($(SHARED)/tools/kernel-data); fi && \
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Side-by-side timings against pahole, bpftool, perf and readelf on the
+# Debian kernel (a markdown table; the README shows one).
+bench-kernel:
+	@scripts/bench-kernel
 
 # Whole-kernel checks against the Debian 6.1 vmlinux and modules (slow).
 check-kernel:
