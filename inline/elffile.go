@@ -3,7 +3,9 @@ package inline
 import (
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"io"
 	"os"
 	"sort"
@@ -209,7 +211,7 @@ func (o *object) load(fileSize int64) error {
 			return err
 		}
 		if o.rel {
-			b, err = o.relocate(i, b, syms, fileSize)
+			b, err = o.relocate(i, b, fileSize)
 			if err != nil {
 				return err
 			}
@@ -220,105 +222,23 @@ func (o *object) load(fileSize int64) error {
 }
 
 // relocate applies the RELA sections that target section idx to a copy of
-// its contents, against the layout addresses of o.base.
-func (o *object) relocate(idx int, data []byte, syms []elf.Symbol, fileSize int64) ([]byte, error) {
-	var out []byte
-	for _, rs := range o.f.Sections {
-		if rs.Info != uint32(idx) || (rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL) {
-			continue
+// its contents, against the layout addresses of o.base. Relocation types
+// that debug sections should not hold are counted in o.relWarn.
+func (o *object) relocate(idx int, data []byte, fileSize int64) ([]byte, error) {
+	out := append([]byte(nil), data...)
+	res, err := elfrel.Apply(o.f, idx, out, elfrel.Options{
+		SectionAddr: func(i int) uint64 { return o.base[i] },
+		Read:        func(s *elf.Section) ([]byte, error) { return o.sectionBytes(s, fileSize) },
+	})
+	if err != nil {
+		var re *elfrel.Error
+		if errors.As(err, &re) {
+			return nil, &FormatError{re.Section, re.Offset, re.Msg}
 		}
-		if rs.Type == elf.SHT_REL {
-			return nil, &FormatError{rs.Name, 0, "SHT_REL relocations are not supported"}
-		}
-		rels, err := o.sectionBytes(rs, fileSize)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = append([]byte(nil), data...)
-		}
-		if err := o.applyRela(rs.Name, out, rels, syms); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	if out == nil {
-		return data, nil
-	}
+	o.relWarn += res.Unsupported
 	return out, nil
-}
-
-func (o *object) applyRela(name string, dst, rels []byte, syms []elf.Symbol) error {
-	const entSize = 24
-	if o.f.Class != elf.ELFCLASS64 {
-		return &FormatError{name, 0, "relocations of 32-bit ELF are not supported"}
-	}
-	if len(rels)%entSize != 0 {
-		return &FormatError{name, 0, fmt.Sprintf("size %d is not a multiple of %d", len(rels), entSize)}
-	}
-	bo := o.order
-	for off := 0; off < len(rels); off += entSize {
-		r := rels[off : off+entSize]
-		where := bo.Uint64(r[0:8])
-		info := bo.Uint64(r[8:16])
-		addend := int64(bo.Uint64(r[16:24]))
-		symIdx, typ := info>>32, uint32(info)
-		var sval uint64
-		if symIdx != 0 {
-			if symIdx > uint64(len(syms)) {
-				return &FormatError{name, int64(off), fmt.Sprintf("symbol index %d out of range", symIdx)}
-			}
-			s := &syms[symIdx-1]
-			sval = s.Value
-			if s.Section != elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(o.base) {
-				sval += o.base[s.Section]
-			}
-		}
-		val := sval + uint64(addend)
-		var size int
-		switch o.f.Machine {
-		case elf.EM_X86_64:
-			switch elf.R_X86_64(typ) {
-			case elf.R_X86_64_NONE:
-				continue
-			case elf.R_X86_64_64, elf.R_X86_64_DTPOFF64:
-				size = 8
-			case elf.R_X86_64_32, elf.R_X86_64_32S, elf.R_X86_64_DTPOFF32:
-				size = 4
-			case elf.R_X86_64_PC32:
-				size = 4
-				val -= where
-			default:
-				o.relWarn++
-				continue
-			}
-		case elf.EM_AARCH64:
-			switch elf.R_AARCH64(typ) {
-			case elf.R_AARCH64_NONE:
-				continue
-			case elf.R_AARCH64_ABS64:
-				size = 8
-			case elf.R_AARCH64_ABS32:
-				size = 4
-			case elf.R_AARCH64_PREL32:
-				size = 4
-				val -= where
-			default:
-				o.relWarn++
-				continue
-			}
-		default:
-			return &FormatError{name, 0, "relocations for " + o.f.Machine.String() + " are not supported"}
-		}
-		if where > uint64(len(dst)) || uint64(size) > uint64(len(dst))-where {
-			return &FormatError{name, int64(off), fmt.Sprintf("relocation offset 0x%x past end of target section", where)}
-		}
-		if size == 8 {
-			bo.PutUint64(dst[where:], val)
-		} else {
-			bo.PutUint32(dst[where:], uint32(val))
-		}
-	}
-	return nil
 }
 
 // section returns the executable section holding addr.
