@@ -16,6 +16,7 @@ type resolveOptions struct {
 	format  string
 	args    string
 	sysRoot string
+	nesting bool
 }
 
 var resolveOpts resolveOptions
@@ -37,6 +38,11 @@ per parameter, built from its LOC_PARAM and the FUNC_PROTO types.
 Places a kprobe cannot use (kprobe blacklist, noinstr, entry or init text)
 and parameters without a fetchable location are listed as comments with the
 reason; nothing is dropped.
+
+  --nesting          read the ELF's DWARF (FILE, or the last -B) to mark sites
+                     nested in another inline expansion, e.g. an instance of
+                     FUNC inside an instance of FUNC (JSON: depth, outer);
+                     .BTF.inline does not record nesting
 
 FILE is an ELF with a .BTF.inline section (modules: -B vmlinux), or a
 detached .BTF.inline with its base chain in -B (the last -B, if an ELF, gives
@@ -80,6 +86,11 @@ and /sys/module/MODULE/sections.`,
 			}
 			return err
 		}
+		if o.nesting {
+			if _, err := t.MarkNesting(r); err != nil {
+				return err
+			}
+		}
 		return r.Write(c.OutOrStdout(), o.format)
 	},
 }
@@ -92,6 +103,7 @@ func init() {
 	f.StringVar(&resolveOpts.format, "format", "kprobe", "output format: kprobe, bpftrace, perf or json")
 	f.StringVar(&resolveOpts.args, "args", "", "comma-separated parameter names to fetch (default all)")
 	f.StringVar(&resolveOpts.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
+	f.BoolVar(&resolveOpts.nesting, "nesting", false, "mark inline sites nested in other inline expansions (reads the ELF's DWARF)")
 	_ = f.MarkHidden("sys-root")
 	addCommand(resolveCmd)
 }

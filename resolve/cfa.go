@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/btfinline/btfinline/sframe/cfi"
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
@@ -137,4 +139,161 @@ func elfCFA(f *elf.File, a Arch) CFAFunc {
 func DescribeCFA(a Arch, reg uint32, off int64) string {
 	n, _ := a.RegName(reg)
 	return fmt.Sprintf("%%%s%+d", n, off)
+}
+
+// relCFA is the CFAFunc of a relocatable object (a module): its
+// .debug_frame (else .eh_frame) holds FDE addresses as relocations against
+// the text sections. The SHF_ALLOC sections are laid out one after another
+// after the call frame section (which stays at 0, so that its
+// section-relative CIE pointers keep their meaning), the relocations are
+// applied against that layout, and the section is parsed and interpreted
+// by package sframe/cfi. The returned key function maps a site's (section,
+// offset) to the pc of that layout; nil when the object has no usable
+// call frame information.
+func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uint64, bool)) {
+	idx, kind := -1, cfi.DebugFrame
+	for _, c := range []struct {
+		name string
+		kind cfi.Kind
+	}{{".debug_frame", cfi.DebugFrame}, {".eh_frame", cfi.EHFrame}} {
+		for i, s := range f.Sections {
+			if s.Name == c.name && s.Type == elf.SHT_PROGBITS && s.Size > 0 {
+				idx, kind = i, c.kind
+			}
+		}
+		if idx >= 0 {
+			break
+		}
+	}
+	if idx < 0 || f.Class != elf.ELFCLASS64 {
+		return nil, nil
+	}
+	base := make([]uint64, len(f.Sections))
+	byName := map[string]uint64{}
+	next := f.Sections[idx].Size
+	for i, s := range f.Sections {
+		if i == idx || s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		al := max(s.Addralign, 16)
+		next = (next + al - 1) &^ (al - 1)
+		base[i] = next
+		if _, dup := byName[s.Name]; !dup {
+			byName[s.Name] = next
+		}
+		next += s.Size
+	}
+	key := func(sec string, off uint64) (uint64, bool) {
+		b, ok := byName[sec]
+		return b + off, ok
+	}
+	var (
+		once sync.Once
+		fdes []*cfi.FDE
+	)
+	load := func() {
+		data, err := relocated(f, idx, base)
+		if err != nil {
+			return
+		}
+		res, _ := cfi.Parse(&cfi.Section{Kind: kind, Data: data, Order: f.ByteOrder, PtrSize: 8})
+		if res == nil {
+			return
+		}
+		fdes = append(fdes, res.FDEs...)
+		slices.SortStableFunc(fdes, func(x, y *cfi.FDE) int { return cmp.Compare(x.Begin, y.Begin) })
+	}
+	errFound := errors.New("found")
+	return func(pc uint64) (reg uint32, off int64, ok bool) {
+		once.Do(load)
+		i := sort.Search(len(fdes), func(i int) bool { return fdes[i].End() > pc })
+		if i == len(fdes) || pc < fdes[i].Begin {
+			return 0, 0, false
+		}
+		var row cfi.Row
+		err := fdes[i].Execute(func(r *cfi.Row) error {
+			if pc >= r.Loc && pc < r.End {
+				row = *r
+				return errFound
+			}
+			return nil
+		})
+		if err != errFound || row.CFA.Expr != nil {
+			return 0, 0, false
+		}
+		if _, named := a.RegName(uint32(row.CFA.Reg)); !named {
+			return 0, 0, false
+		}
+		return uint32(row.CFA.Reg), row.CFA.Off, true
+	}, key
+}
+
+// relocated returns a copy of section idx of f with its RELA relocations
+// applied, section i being at address base[i].
+func relocated(f *elf.File, idx int, base []uint64) ([]byte, error) {
+	data, err := f.Sections[idx].Data()
+	if err != nil {
+		return nil, err
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	rels, err := readRelocs(f, syms, idx)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(nil), data...)
+	for _, r := range rels {
+		size, pcrel := relocSize(f.Machine, r.Type)
+		if size == 0 {
+			return nil, &RelocError{f.Sections[idx].Name, int64(r.Off), fmt.Sprintf("unsupported relocation type %d", r.Type)}
+		}
+		if r.Off > uint64(len(out)) || uint64(len(out))-r.Off < uint64(size) {
+			return nil, &RelocError{f.Sections[idx].Name, int64(r.Off), "relocation outside the section"}
+		}
+		v := r.Value
+		if r.Section >= 0 {
+			v += base[r.Section]
+		}
+		if pcrel {
+			v -= base[idx] + r.Off
+		}
+		if size == 8 {
+			f.ByteOrder.PutUint64(out[r.Off:], v)
+		} else {
+			f.ByteOrder.PutUint32(out[r.Off:], uint32(v))
+		}
+	}
+	return out, nil
+}
+
+// relocSize is the field size of an address relocation type and whether it
+// is PC-relative; 0 for types relocated does not apply.
+func relocSize(m elf.Machine, typ uint32) (int, bool) {
+	switch m {
+	case elf.EM_X86_64:
+		switch elf.R_X86_64(typ) {
+		case elf.R_X86_64_64:
+			return 8, false
+		case elf.R_X86_64_PC64:
+			return 8, true
+		case elf.R_X86_64_32, elf.R_X86_64_32S:
+			return 4, false
+		case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
+			return 4, true
+		}
+	case elf.EM_AARCH64:
+		switch elf.R_AARCH64(typ) {
+		case elf.R_AARCH64_ABS64:
+			return 8, false
+		case elf.R_AARCH64_PREL64:
+			return 8, true
+		case elf.R_AARCH64_ABS32:
+			return 4, false
+		case elf.R_AARCH64_PREL32:
+			return 4, true
+		}
+	}
+	return 0, false
 }

@@ -46,6 +46,12 @@ type Decoder struct {
 	// left unavailable.
 	AddrBase uint64
 	AddrOK   bool
+	// Slide is the KASLR slide included in AddrBase, when SlideKnown. A
+	// value that wraps below the base is a per-CPU offset (x86-64
+	// .data..percpu is linked at 0), which KASLR does not move: the slide
+	// is taken back out, and without it such a value is unavailable.
+	Slide      uint64
+	SlideKnown bool
 
 	funcs  map[btf.TypeID]*inline.Func
 	protos map[btf.TypeID][]inline.Location
@@ -145,7 +151,7 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 				Func:       fn,
 				Section:    sec,
 				SectionOff: uint64(off),
-				Depth:      1,
+				Depth:      0, // not in BTF (MarkNesting reads it from DWARF)
 				Params:     locs,
 			})
 		}
@@ -253,10 +259,11 @@ func (d *Decoder) locParam(t *btf.Type) inline.Location {
 	case f == btf.LocConst && len(v) >= 1 && len(v) <= 2:
 		l.Kind, l.Value = inline.LocConst, word64(v)
 	case f == btf.LocConst|btf.LocAddr && len(v) >= 1 && len(v) <= 2:
-		if !d.AddrOK {
-			return inline.Location{Reason: fmt.Sprintf("address constant base+%#x: object base address unknown", word64(v))}
+		a, why := d.Addr(word64(v))
+		if why != "" {
+			return inline.Location{Size: l.Size, Reason: why}
 		}
-		l.Kind, l.Value = inline.LocAddr, d.AddrBase+word64(v)
+		l.Kind, l.Value = inline.LocAddr, a
 	case f == btf.LocReg && len(v) == 1:
 		l.Kind, l.Reg = inline.LocReg, v[0]
 	case f == btf.LocReg && len(v) == 2:
@@ -281,4 +288,53 @@ func (d *Decoder) locParam(t *btf.Type) inline.Location {
 		return bad()
 	}
 	return l
+}
+
+// Addr turns a CONST|ADDR value (relative to the object's base) into an
+// address, or says why it cannot.
+func (d *Decoder) Addr(v uint64) (uint64, string) {
+	if !d.AddrOK {
+		return 0, fmt.Sprintf("address constant base+%#x: object base address unknown", v)
+	}
+	a := d.AddrBase + v
+	if a < d.AddrBase {
+		// Below the base: a per-CPU offset, not moved by KASLR.
+		if !d.SlideKnown {
+			return 0, fmt.Sprintf("per-CPU address constant base%+#x: the KASLR slide is unknown without the ELF", int64(v))
+		}
+		a -= d.Slide
+	}
+	return a, ""
+}
+
+// Check decodes up to samples entries of each LOCSEC, spread evenly, and
+// returns a MismatchError for the first that does not fit the chain (a
+// func that is not a FUNC, a loc_proto that is not a LOC_PROTO of the
+// FUNC_PROTO's length, a bad name). A .BTF.inline loaded on the wrong
+// base then fails at open, before any output, instead of showing up as a
+// function that is "not found".
+func (d *Decoder) Check(samples int) error {
+	for _, id := range LocSecs(d.Spec) {
+		t, err := d.Spec.TypeByID(id)
+		if err != nil {
+			return err
+		}
+		name, err := d.Spec.StringAt(t.NameOff)
+		if err != nil || name == "" {
+			return &MismatchError{"?", id, -1, fmt.Sprintf("LOCSEC name at string offset %#x", t.NameOff)}
+		}
+		n := min(len(t.Data)/3, t.Vlen())
+		step := max(1, n/max(1, samples))
+		for i := 0; i < n; i += step {
+			fid, pid := btf.TypeID(t.Data[3*i]), btf.TypeID(t.Data[3*i+1])
+			fn, err := d.function(fid)
+			if err != nil {
+				return &MismatchError{name, id, i, err.Error()}
+			}
+			if _, err := d.locProto(pid, fn); err != nil {
+				return &MismatchError{name, id, i, err.Error()}
+			}
+		}
+	}
+	return nil
 }

@@ -63,6 +63,9 @@ func (p *Place) where() string {
 	if p.Section != "" {
 		fmt.Fprintf(&b, " (%s+%#x)", p.Section, p.SectionOff)
 	}
+	if p.Outer != "" {
+		fmt.Fprintf(&b, ", nested in an inlined %s (depth %d)", p.Outer, p.Depth)
+	}
 	return b.String()
 }
 
@@ -89,8 +92,15 @@ func (r *Result) writeComments(w io.Writer, c string) {
 	}
 }
 
-func (p *Place) placeComments(w io.Writer, c string) {
+func (p *Place) placeComments(w io.Writer, c string, fn string) {
 	fmt.Fprintf(w, "%s %s: %s\n", c, p.Event, p.where())
+	switch {
+	case fn == "":
+	case p.Outer == fn:
+		fmt.Fprintf(w, "%s   inside another inlined %s: fires again within one call of the outer instance\n", c, fn)
+	case p.Kind == "inline" && p.Outer == "" && (p.Caller == fn || strings.HasPrefix(p.Caller, fn+".")):
+		fmt.Fprintf(w, "%s   inside the out-of-line %s itself: fires again within one call of it\n", c, p.Caller)
+	}
 	if p.Note != "" && p.HasAddr {
 		fmt.Fprintf(w, "%s   %s\n", c, p.Note)
 	}
@@ -115,7 +125,7 @@ func (r *Result) writeKprobe(w io.Writer) error {
 	r.writeComments(w, "#")
 	for i := range r.Places {
 		p := &r.Places[i]
-		p.placeComments(w, "#")
+		p.placeComments(w, "#", r.Func)
 		line := fmt.Sprintf("p:inline/%s %s%s", p.Event, p.Target, kprobeArgs(p))
 		if why := p.skipped(); why != "" {
 			fmt.Fprintf(w, "# (%s) %s\n", why, line)
@@ -136,7 +146,7 @@ func (r *Result) writePerf(w io.Writer) error {
 	}
 	for i := range r.Places {
 		p := &r.Places[i]
-		p.placeComments(w, "#")
+		p.placeComments(w, "#", r.Func)
 		target := p.Target
 		if mod != "" {
 			target = strings.TrimPrefix(target, mod+":")
@@ -161,7 +171,7 @@ func (r *Result) writeBpftrace(w io.Writer) error {
 	r.writeComments(w, "//")
 	for i := range r.Places {
 		p := &r.Places[i]
-		p.placeComments(w, "//")
+		p.placeComments(w, "//", r.Func)
 		var verbs, exprs []string
 		for _, f := range p.Fetches {
 			if f.Expr == "" {

@@ -377,3 +377,70 @@ func TestKernelPatchSites(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelNesting: the inline places perf does not list are the ones
+// nested in another instance of the same function, which --nesting marks
+// (from the vmlinux DWARF).
+func TestKernelNesting(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fn = "__list_del_entry"
+	r, err := tg.Resolve(fn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := tg.MarkNesting(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perf := map[uint64]bool{}
+	for _, p := range perfProbes(t, vmlinux, fn, tg.Syms) {
+		for _, a := range p.addrs {
+			perf[a] = true
+		}
+	}
+	extra, nestedExtra, nestedInPerf := 0, 0, 0
+	for _, p := range r.Places {
+		if p.Kind != "inline" {
+			continue
+		}
+		switch {
+		case !perf[p.Addr]:
+			extra++
+			if p.Outer == fn || p.Outer == "" && p.Caller == fn {
+				nestedExtra++
+			} else {
+				t.Errorf("%s at %#x: not in perf and not nested in %s (outer %q, depth %d)", p.Event, p.Addr, fn, p.Outer, p.Depth)
+			}
+		case p.Outer == fn:
+			nestedInPerf++
+		}
+	}
+	t.Logf("%d places marked nested in %s; %d places perf lacks, all nested; %d nested places perf lists too", marked, fn, extra, nestedInPerf)
+	if nestedExtra == 0 {
+		t.Error("no nested place")
+	}
+}
+
+// TestKernelObjectBaseIsText: CONST|ADDR values are relative to
+// locsec.ObjectBase, and "--running" alone adds kallsyms' _text to them;
+// that is right only if the two are the same address in the ELF.
+func TestKernelObjectBaseIsText(t *testing.T) {
+	dir := testutil.KernelData(t)
+	tg, err := Open(Options{File: filepath.Join(dir, "vmlinux"), NoInline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, ok := tg.markers["_text"]
+	if !ok {
+		t.Fatal("no _text")
+	}
+	if tg.addrBase != text {
+		t.Errorf("object base %#x, _text %#x", tg.addrBase, text)
+	}
+	t.Logf("object base = _text = %#x", text)
+}

@@ -12,19 +12,23 @@ import (
 // Place is one address where a kprobe for the function fires: an inline
 // site or the entry of an out-of-line copy.
 type Place struct {
-	Kind       string  `json:"kind"`             // "inline" or "entry"
-	Symbol     string  `json:"symbol,omitempty"` // entry: the copy's symbol (foo, foo.isra.0)
-	Event      string  `json:"event"`            // unique event name
-	Addr       uint64  `json:"addr"`
-	HasAddr    bool    `json:"has_addr"`
-	Section    string  `json:"section"`
-	SectionOff uint64  `json:"section_offset"`
-	Caller     string  `json:"caller,omitempty"`
-	CallerOff  uint64  `json:"caller_offset"`
-	Target     string  `json:"target,omitempty"` // probe point text: caller+0xoff, _text+0xoff, MOD:sym+0xoff
-	NoTrace    string  `json:"notrace,omitempty"`
-	Note       string  `json:"note,omitempty"`
-	Fetches    []Fetch `json:"args"`
+	Kind       string `json:"kind"`             // "inline" or "entry"
+	Symbol     string `json:"symbol,omitempty"` // entry: the copy's symbol (foo, foo.isra.0)
+	Event      string `json:"event"`            // unique event name
+	Addr       uint64 `json:"addr"`
+	HasAddr    bool   `json:"has_addr"`
+	Section    string `json:"section"`
+	SectionOff uint64 `json:"section_offset"`
+	Caller     string `json:"caller,omitempty"`
+	CallerOff  uint64 `json:"caller_offset"`
+	Target     string `json:"target,omitempty"` // probe point text: caller+0xoff, _text+0xoff, MOD:sym+0xoff
+	NoTrace    string `json:"notrace,omitempty"`
+	Note       string `json:"note,omitempty"`
+	// Depth and Outer (only with MarkNesting, from DWARF): 1 = inlined
+	// directly into Caller; Outer is the inline expansion this one sits in.
+	Depth   int     `json:"depth,omitempty"`
+	Outer   string  `json:"outer,omitempty"`
+	Fetches []Fetch `json:"args"`
 }
 
 // Result is everything "btfinline resolve" knows about one function.
@@ -159,7 +163,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 					Unavailable: "clone " + c.Name + " may not take this parameter in its ABI register"})
 			}
 		} else {
-			p.Fetches = entryFetches(t.Arch, params, infos, sel)
+			p.Fetches = entryFetches(t.Arch, t.Spec, params, infos, sel)
 		}
 		r.Places = append(r.Places, p)
 	}
@@ -189,7 +193,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 				locs[k] = s.Params[j]
 			}
 		}
-		p.Fetches = FetchArgs(t.Arch, names, types, locs, s.Addr-t.Slide, t.CFA)
+		p.Fetches = FetchArgs(t.Arch, names, types, locs, t.cfaPC(s), t.CFA)
 		r.Places = append(r.Places, p)
 	}
 	return r, nil
@@ -243,38 +247,10 @@ func selectArgs(params []inline.Param, args []string) ([]int, error) {
 }
 
 // entryFetches fetches parameters at a function's first instruction from
-// the calling convention's argument registers and stack slots. Only
-// integer and pointer parameters are placed; after an aggregate or
-// floating-point parameter the positions are not computed.
-func entryFetches(a Arch, params []inline.Param, infos []TypeInfo, sel []int) []Fetch {
-	regs := a.ArgRegs()
-	locs := make([]inline.Location, len(params))
-	next, stack, stop := 0, int64(0), ""
-	if a == ArchX86_64 {
-		stack = 8 // return address at 0(%sp)
-	}
-	for i := range params {
-		var ti TypeInfo
-		if i < len(infos) {
-			ti = infos[i]
-		}
-		if stop != "" {
-			locs[i].Reason = stop
-			continue
-		}
-		if ti.Aggregate || ti.Float || ti.Size > 8 || ti.Size == 0 {
-			stop = fmt.Sprintf("argument position after %s %s not computed (aggregate/float ABI classification)", ti.Name, params[i].Name)
-			locs[i].Reason = "passed as " + ti.Name + ": ABI classification not done"
-			continue
-		}
-		if next < len(regs) {
-			locs[i] = inline.Location{Kind: inline.LocReg, Reg: regs[next], Size: uint8(ti.Size)}
-			next++
-			continue
-		}
-		locs[i] = inline.Location{Kind: inline.LocMem, Reg: a.SPReg(), Offset: stack, Size: uint8(ti.Size)}
-		stack += 8
-	}
+// the calling convention's argument registers and stack slots
+// (entryLocations, abi.go).
+func entryFetches(a Arch, spec *btf.Spec, params []inline.Param, infos []TypeInfo, sel []int) []Fetch {
+	locs := entryLocations(a, spec, params, infos)
 	names := make([]string, len(sel))
 	types := make([]TypeInfo, len(sel))
 	ls := make([]inline.Location, len(sel))

@@ -39,19 +39,26 @@ type Target struct {
 	Rel     bool // relocatable object: addresses are section offsets
 	Running bool
 	CFA     CFAFunc
+	// cfaKey maps a site of a relocatable object to the pc CFA expects
+	// (relCFA's layout); nil for linked objects (link-time addresses).
+	cfaKey func(section string, off uint64) (uint64, bool)
 	// Slide is added to link-time addresses to get run-time ones (KASLR);
 	// 0 for ELF input.
 	Slide uint64
 	// Notes are caveats to print once (stderr or a JSON field).
 	Notes []string
 
-	module  bool              // a kernel module: probe points are MOD:sym+off
-	elf     *elf.File         // the ELF giving symbols and sections, if any
+	module  bool      // a kernel module: probe points are MOD:sym+off
+	elf     *elf.File // the ELF giving symbols and sections, if any
+	elfPath string
 	markers map[string]uint64 // marker symbols of that ELF
 
 	base     func(section string) (uint64, error)
 	addrBase uint64 // CONST|ADDR values are relative to this (locsec.ObjectBase)
 	addrOK   bool
+	// slideOK: Slide is known (ELF input), so per-CPU address constants
+	// can be told from slid ones.
+	slideOK  bool
 	textBase uint64 // _text, for "_text+0xoff" probe points
 	textOK   bool
 }
@@ -62,12 +69,35 @@ func Open(o Options) (*Target, error) {
 		if len(o.Bases) > 0 {
 			return nil, errors.New("--running without FILE reads /sys/kernel/btf; -B needs a FILE")
 		}
-		return openRunning(o)
+		t, err := openRunning(o)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.check(); err != nil {
+			return nil, err
+		}
+		return t, nil
 	}
 	if o.File == "" {
 		return nil, errors.New("no input: give FILE (an ELF with .BTF.inline or a detached .BTF.inline with -B) or --running")
 	}
-	return openFile(o)
+	t, err := openFile(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// check refuses a .BTF.inline that does not fit its base chain (sampled:
+// 64 entries per LOCSEC).
+func (t *Target) check() error {
+	if t.Spec == t.Main {
+		return nil // no .BTF.inline (stats without inline sites)
+	}
+	return NewDecoder(t.Spec).Check(64)
 }
 
 func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
@@ -150,6 +180,7 @@ func openFile(o Options) (*Target, error) {
 	if err := t.fromELF(symELF); err != nil {
 		return nil, fmt.Errorf("%s: %w", symPath, err)
 	}
+	t.elfPath = symPath
 	if o.Running {
 		if err := t.relocateToRunning(o, symPath); err != nil {
 			return nil, err
@@ -194,7 +225,6 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 		}
 		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
 		t.addrOK = false
-		t.CFA = nil
 		return nil
 	}
 	run, err := k.TextBase()
@@ -317,15 +347,30 @@ func (t *Target) fromELF(f *elf.File) error {
 		return s.Addr, nil
 	}
 	if !t.Rel {
-		t.addrBase, t.addrOK = locsec.ObjectBase(f), true
+		t.addrBase, t.addrOK, t.slideOK = locsec.ObjectBase(f), true, true
 		if v, ok := es.Markers["_text"]; ok {
 			t.textBase, t.textOK = v, true
 		} else if s := f.Section(".text"); s != nil {
 			t.textBase, t.textOK = s.Addr, true
 		}
 	}
-	t.CFA = elfCFA(f, a)
+	if t.Rel {
+		t.CFA, t.cfaKey = relCFA(f, a)
+	} else {
+		t.CFA = elfCFA(f, a)
+	}
 	return nil
+}
+
+// cfaPC is the pc t.CFA is asked for at site s.
+func (t *Target) cfaPC(s *inline.Site) uint64 {
+	if t.cfaKey != nil {
+		if pc, ok := t.cfaKey(s.Section, s.SectionOff); ok {
+			return pc
+		}
+		return ^uint64(0) // in no FDE
+	}
+	return s.Addr - t.Slide
 }
 
 func openRunning(o Options) (*Target, error) {
@@ -374,10 +419,13 @@ func openRunning(o Options) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		// CONST|ADDR values are relative to the ELF's lowest allocated
-		// section address, which the running kernel does not tell: such
-		// parameters stay unavailable (see docs/inspect.md).
+		// CONST|ADDR values are relative to the ELF's lowest non-zero
+		// allocated section address (locsec.ObjectBase), which is .text
+		// at _text on x86-64 and arm64 vmlinux: the running _text is
+		// that base after KASLR. The slide itself is not known, so
+		// per-CPU offsets (below the base) stay unavailable.
 		t.textBase, t.textOK = text, true
+		t.addrBase, t.addrOK = text, true
 		t.base = func(sec string) (uint64, error) {
 			switch sec {
 			case ".text":
@@ -448,6 +496,7 @@ func (t *Target) Traceable(s *inline.Site) string {
 func (t *Target) Decoder() *Decoder {
 	d := NewDecoder(t.Spec)
 	d.AddrBase, d.AddrOK = t.addrBase, t.addrOK
+	d.Slide, d.SlideKnown = t.Slide, t.slideOK
 	return d
 }
 
@@ -474,21 +523,26 @@ func SortSites(sites []inline.Site) {
 // and places them: Addr, Caller, CallerOff. The map holds, by index, why a
 // site has no address; notrace holds why a kprobe cannot sit there.
 func (t *Target) Sites() (sites []inline.Site, noAddr, notrace map[int]string, err error) {
-	sites, err = locsec.Decode(t.Spec, func(sec string) (uint64, error) {
-		if sec == "" {
-			return t.addrBase, nil
-		}
-		return 0, nil // Place computes the addresses
-	})
+	// Base 0: CONST|ADDR values come back as stored and are placed by
+	// Decoder.Addr, and Place computes the site addresses.
+	sites, err = locsec.Decode(t.Spec, func(string) (uint64, error) { return 0, nil })
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w (is -B the base the .BTF.inline was made on?)", err)
 	}
-	if !t.addrOK {
-		for i := range sites {
-			for j, l := range sites[i].Params {
-				if l.Kind == inline.LocAddr {
-					sites[i].Params[j] = inline.Location{Size: l.Size, Reason: "address constant: object base address unknown"}
-				}
+	// A module's values are relative to a section the BTF does not name;
+	// the listing shows them as stored, as "sites --dwarf" does (resolve
+	// refuses them).
+	keepRel := t.Rel && !t.Running
+	d := t.Decoder()
+	for i := range sites {
+		for j, l := range sites[i].Params {
+			if l.Kind != inline.LocAddr || keepRel {
+				continue
+			}
+			if a, why := d.Addr(l.Value); why != "" {
+				sites[i].Params[j] = inline.Location{Size: l.Size, Reason: why}
+			} else {
+				sites[i].Params[j].Value = a
 			}
 		}
 	}

@@ -22,8 +22,9 @@ type Rules struct {
 	rel     bool
 	regions []Region
 	// points are the many small patch-site regions (jump labels, static
-	// calls, BUG()s) of a linked object, sorted, searched by bisection.
-	points []Region
+	// calls, BUG()s), by section ("" in a linked object), each sorted by
+	// address and searched by bisection.
+	points map[string][]Region
 	syms   *SymTab
 	// Notes says which rules could not be applied (e.g. the debugfs
 	// blacklist was unreadable); printed once by the commands.
@@ -71,12 +72,16 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 }
 
 func (r *Rules) within(section string, addr uint64) string {
-	if !r.rel && len(r.points) > 0 {
-		i := sort.Search(len(r.points), func(i int) bool { return r.points[i].Start > addr }) - 1
+	key := ""
+	if r.rel {
+		key = section
+	}
+	if pts := r.points[key]; len(pts) > 0 {
+		i := sort.Search(len(pts), func(i int) bool { return pts[i].Start > addr }) - 1
 		// Patch sites are a few bytes long and do not nest: the nearest
 		// ones below addr are the only candidates.
 		for j := i; j >= 0 && j > i-4; j-- {
-			if p := r.points[j]; addr >= p.Start && addr < p.End {
+			if p := pts[j]; addr >= p.Start && addr < p.End {
 				return p.Reason
 			}
 		}
@@ -136,6 +141,9 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 		if err := r.relBlacklist(f, syms, funcs); err != nil {
 			return nil, err
 		}
+		if err := r.relPatchSites(f, syms); err != nil {
+			return nil, err
+		}
 		r.sort()
 		return r, nil
 	}
@@ -186,7 +194,7 @@ func (r *Rules) patchSites(f *elf.File, markers map[string]uint64) error {
 	// bytes on x86-64, decoded at run time). Probe addresses are
 	// instruction starts, so only the first byte can match: a one-byte
 	// region is exact without reading the text.
-	const nop = 1
+	const nop = patchSiteLen
 	tables := []struct {
 		start, stop string
 		entSize     uint64
@@ -219,10 +227,84 @@ func (r *Rules) patchSites(f *elf.File, markers map[string]uint64) error {
 		for off := uint64(0); off+tb.entSize <= uint64(len(data)); off += tb.entSize {
 			rel := int32(f.ByteOrder.Uint32(data[off:]))
 			addr := uint64(int64(start+off) + int64(rel))
-			r.points = append(r.points, Region{"", addr, addr + tb.size, tb.why})
+			r.addPoint(Region{"", addr, addr + tb.size, tb.why})
 		}
 	}
-	sort.SliceStable(r.points, func(i, j int) bool { return r.points[i].Start < r.points[j].Start })
+	r.sortPoints()
+	return nil
+}
+
+// The kernel refuses addresses inside the patched instruction; probe
+// addresses are instruction starts, so a one-byte region at the patch
+// site's first byte is exact (see patchSites).
+const patchSiteLen = 1
+
+func (r *Rules) addPoint(g Region) {
+	if r.points == nil {
+		r.points = map[string][]Region{}
+	}
+	r.points[g.Section] = append(r.points[g.Section], g)
+}
+
+func (r *Rules) sortPoints() {
+	for _, pts := range r.points {
+		sort.SliceStable(pts, func(i, j int) bool { return pts[i].Start < pts[j].Start })
+	}
+}
+
+// relPatchSites reads the patch-site tables of a relocatable object (a
+// module): the same three tables as patchSites, whose relative fields are
+// zero in the .ko and filled by the module loader from RELA relocations.
+// The relocation of an entry's first field (jump_entry.code,
+// static_call_site.addr, bug_entry.bug_addr_disp) names the patched
+// instruction as section + offset.
+func (r *Rules) relPatchSites(f *elf.File, syms []elf.Symbol) error {
+	tables := []struct {
+		name    string
+		entSize uint64
+		why     string
+	}{
+		{"__jump_table", 16, "jump label patch site"},
+		{".static_call_sites", 8, "static call site"},
+		{"__bug_table", 12, "BUG() trap"},
+	}
+	for _, tb := range tables {
+		idx := -1
+		for i, s := range f.Sections {
+			if s.Name == tb.name && s.Type == elf.SHT_PROGBITS {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			continue
+		}
+		size := f.Sections[idx].Size
+		if tb.name == "__bug_table" && size%12 != 0 && size%8 == 0 {
+			tb.entSize = 8 // no CONFIG_DEBUG_BUGVERBOSE
+		}
+		if size%tb.entSize != 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d bytes is not a whole number of %d-byte entries: not checked", tb.name, size, tb.entSize))
+			continue
+		}
+		rels, err := readRelocs(f, syms, idx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tb.name, err)
+		}
+		for _, rl := range rels {
+			if rl.Off%tb.entSize != 0 || rl.Off >= size {
+				continue // another field of the entry
+			}
+			if !addressReloc(f.Machine, rl.Type) {
+				return fmt.Errorf("%s: entry at %#x: unexpected relocation type %d", tb.name, rl.Off, rl.Type)
+			}
+			if rl.Section < 0 || f.Sections[rl.Section].Flags&elf.SHF_EXECINSTR == 0 {
+				continue
+			}
+			sec := f.Sections[rl.Section].Name
+			r.addPoint(Region{sec, rl.Value, rl.Value + patchSiteLen, tb.why})
+		}
+	}
+	r.sortPoints()
 	return nil
 }
 
@@ -245,13 +327,26 @@ func readRange(f *elf.File, start, stop uint64) ([]byte, error) {
 		if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || start < s.Addr || stop > s.Addr+s.Size {
 			continue
 		}
-		b := make([]byte, stop-start)
-		if _, err := s.ReadAt(b, int64(start-s.Addr)); err != nil {
-			return nil, fmt.Errorf("section %s at %#x: %w", s.Name, start-s.Addr, err)
-		}
-		return b, nil
+		return sectionBytes(s, start-s.Addr, stop-start)
 	}
 	return nil, fmt.Errorf("range %#x-%#x is in no section", start, stop)
+}
+
+// sectionBytes reads n bytes at off of section s, refusing ranges past the
+// bytes the file holds (a corrupt header must not cost an allocation
+// larger than the input) and compressed sections (never allocated ones).
+func sectionBytes(s *elf.Section, off, n uint64) ([]byte, error) {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		return nil, fmt.Errorf("section %s is compressed", s.Name)
+	}
+	if off > s.FileSize || n > s.FileSize-off {
+		return nil, fmt.Errorf("section %s: %d bytes at %#x past its %d bytes in the file", s.Name, n, off, s.FileSize)
+	}
+	b := make([]byte, n)
+	if _, err := s.ReadAt(b, int64(off)); err != nil {
+		return nil, fmt.Errorf("section %s at %#x: %w", s.Name, off, err)
+	}
+	return b, nil
 }
 
 // readAddrs reads the pointer-sized words in [start, stop) of a linked ELF.
@@ -264,9 +359,9 @@ func readAddrs(f *elf.File, start, stop uint64) ([]uint64, error) {
 		if n > s.Size || n%8 != 0 {
 			return nil, fmt.Errorf("range %#x-%#x is not a whole number of addresses", start, stop)
 		}
-		b := make([]byte, n)
-		if _, err := s.ReadAt(b, int64(start-s.Addr)); err != nil {
-			return nil, fmt.Errorf("section %s at %#x: %w", s.Name, start-s.Addr, err)
+		b, err := sectionBytes(s, start-s.Addr, n)
+		if err != nil {
+			return nil, err
 		}
 		out := make([]uint64, n/8)
 		for i := range out {
@@ -357,6 +452,9 @@ func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error
 	if !ok {
 		r.Notes = append(r.Notes, "/sys/kernel/debug/kprobes/blacklist unreadable: NOKPROBE_SYMBOL functions not checked (mount debugfs and run as root)")
 	}
+	// The jump-label, static-call and BUG() tables are in kernel memory
+	// only; the ELF has them (FILE --running).
+	r.Notes = append(r.Notes, "jump-label, static-call and BUG() patch sites not checked without the ELF (give it as FILE with --running)")
 	r.sort()
 	return r, nil
 }

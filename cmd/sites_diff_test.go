@@ -1,0 +1,238 @@
+package cmd
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// The two paths of "btfinline sites" must describe the same sites with the
+// same line: "sites --dwarf FILE" reads the DWARF, "sites" reads the
+// .BTF.inline that "btfinline encode FILE" wrote. What may differ, and
+// nothing else (docs/inspect.md, "sites and sites --dwarf"):
+//
+//   - the BTF path appends " [notrace: REASON]" to sites a kprobe cannot
+//     sit at (the DWARF path does not check traceability);
+//   - the DWARF path lists a site twice when two DW_TAG_inlined_subroutine
+//     entries give the same function, address and locations; encode keeps
+//     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped");
+//   - spellings of the DWARF reader that differ from the C declarator
+//     syntax of BTF (knownSpelling): both sides are normalised the same
+//     way, so the test keeps passing when the DWARF side is fixed.
+type siteDiffFixture struct {
+	name  string
+	path  string   // the object (relative to the repository root)
+	bases []string // -B for encode (root first)
+	// pahole: the checked-in object has no .BTF; give a copy one with
+	// "pahole -J" (split on the first base, if any) before encoding.
+	pahole bool
+}
+
+var siteDiffFixtures = []siteDiffFixture{
+	{name: "encode/kern.elf", path: "testdata/encode/kern.elf"},
+	{name: "encode/kern.a64.elf", path: "testdata/encode/kern.a64.elf"},
+	{name: "encode/mod.ko", path: "testdata/encode/mod.ko", bases: []string{"testdata/encode/kern.elf"}},
+	{name: "resolve/x86_64.elf", path: "testdata/resolve/x86_64.elf"},
+	{name: "resolve/x86_64.o", path: "testdata/resolve/x86_64.o", bases: []string{"testdata/resolve/x86_64.elf"}},
+	{name: "resolve/aarch64.elf", path: "testdata/resolve/aarch64.elf"},
+	{name: "resolve/aarch64.o", path: "testdata/resolve/aarch64.o", bases: []string{"testdata/resolve/aarch64.elf"}},
+	{name: "resolve/patch.elf", path: "testdata/resolve/patch.elf"},
+	{name: "resolve/patch.o", path: "testdata/resolve/patch.o", bases: []string{"testdata/resolve/patch.elf"}},
+	{name: "demo", path: "cmd/demo/demo"},
+	{name: "inline/sites-x86_64", path: "testdata/inline/sites-x86_64", pahole: true},
+	{name: "inline/sites-x86_64-dwarf4", path: "testdata/inline/sites-x86_64-dwarf4", pahole: true},
+	{name: "inline/sites-x86_64.o", path: "testdata/inline/sites-x86_64.o", bases: []string{"testdata/inline/sites-x86_64"}, pahole: true},
+	{name: "inline/sites-aarch64", path: "testdata/inline/sites-aarch64", pahole: true},
+	{name: "inline/sites-aarch64.o", path: "testdata/inline/sites-aarch64.o", bases: []string{"testdata/inline/sites-aarch64"}, pahole: true},
+}
+
+// knownSpelling are the DWARF reader's spellings that differ from the C
+// declarators of the BTF path, rewritten on both sides to one form:
+//
+//	pointer to function returning a pointer:  DWARF "void * (*)(int)"  BTF "void *(*)(int)"
+//	pointer to array:                          DWARF "u32[] *"          BTF "u32 (*)[256]"
+//	const pointer to array:                    DWARF "u32[] * const"    BTF "u32 (* const)[256]"
+//	array:                                     DWARF "u32[]"            BTF "u32[256]"
+//
+// The BTF spelling is the C one (pahole and bpftool print it); the DWARF
+// reader (package inline) does not read array bounds.
+var knownSpelling = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`\* \(\*`), "*(*"},
+	{regexp.MustCompile(`([\w)]) \((\*(?: const)?)\)\[\d*\]`), "$1[] $2"},
+	{regexp.MustCompile(`([\w)])\[\d+\]`), "$1[]"},
+}
+
+var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)
+
+// normSites splits a "sites" listing into sorted unique lines, with the
+// declared differences taken out. It returns how many lines had a
+// notrace mark and how many a known spelling.
+func normSites(out string) (lines []string, notrace, spelled int) {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if m := notraceMark.FindStringIndex(l); m != nil {
+			l = l[:m[0]]
+			notrace++
+		}
+		n := l
+		for _, k := range knownSpelling {
+			n = k.re.ReplaceAllString(n, k.repl)
+		}
+		if n != l {
+			spelled++
+		}
+		if !seen[n] {
+			seen[n] = true
+			lines = append(lines, n)
+		}
+	}
+	sort.Strings(lines)
+	return lines, notrace, spelled
+}
+
+func runCLI(t testing.TB, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("btfinline %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String()
+}
+
+// diffSites encodes obj on bases, lists its sites both ways and compares.
+func diffSites(t *testing.T, obj string, bases []string) (n, notrace, spelled int) {
+	t.Helper()
+	inl := filepath.Join(t.TempDir(), "obj.inline")
+	args := []string{"encode", obj, "-o", inl, "-q"}
+	for _, b := range bases {
+		args = append(args, "-B", b)
+	}
+	runCLI(t, args...)
+	dw := runCLI(t, "sites", "--dwarf", obj)
+	args = []string{"sites", inl}
+	for _, b := range append(append([]string(nil), bases...), obj) {
+		args = append(args, "-B", b)
+	}
+	bt := runCLI(t, args...)
+	dl, dn, ds := normSites(dw)
+	bl, bn, bs := normSites(bt)
+	if dn != 0 {
+		t.Errorf("sites --dwarf printed %d notrace marks", dn)
+	}
+	if len(dl) == 0 {
+		t.Fatalf("no sites")
+	}
+	compareLines(t, dl, bl)
+	return len(bl), bn, ds + bs
+}
+
+func compareLines(t *testing.T, dw, bt []string) {
+	t.Helper()
+	i, j, shown := 0, 0, 0
+	for (i < len(dw) || j < len(bt)) && shown < 20 {
+		switch {
+		case j == len(bt) || i < len(dw) && dw[i] < bt[j]:
+			t.Errorf("only in sites --dwarf: %s", dw[i])
+			i++
+			shown++
+		case i == len(dw) || bt[j] < dw[i]:
+			t.Errorf("only in sites (BTF):   %s", bt[j])
+			j++
+			shown++
+		default:
+			i++
+			j++
+		}
+	}
+}
+
+func TestSitesDWARFvsBTF(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range siteDiffFixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			obj := filepath.Join(root, fx.path)
+			var bases []string
+			for _, b := range fx.bases {
+				bases = append(bases, filepath.Join(root, b))
+			}
+			if fx.pahole {
+				obj, bases = withPaholeBTF(t, obj, bases)
+			}
+			n, notrace, spelled := diffSites(t, obj, bases)
+			t.Logf("%d sites equal; %d notrace marks, %d lines with a known spelling difference", n, notrace, spelled)
+		})
+	}
+}
+
+// withPaholeBTF copies obj (and its base) to a temporary folder and adds
+// .BTF with pahole -J; a relocatable object's BTF is split on the base's.
+func withPaholeBTF(t *testing.T, obj string, bases []string) (string, []string) {
+	t.Helper()
+	pahole := testutil.RefTool(t, "pahole")
+	dir := t.TempDir()
+	var nb []string
+	for _, b := range bases {
+		c := filepath.Join(dir, filepath.Base(b))
+		copyFile(t, b, c)
+		if out, err := exec.Command(pahole, "-J", c).CombinedOutput(); err != nil {
+			t.Fatalf("pahole -J %s: %v\n%s", b, err, out)
+		}
+		nb = append(nb, c)
+	}
+	c := filepath.Join(dir, filepath.Base(obj))
+	copyFile(t, obj, c)
+	args := []string{"-J"}
+	if len(nb) > 0 {
+		args = append(args, "--btf_base", nb[len(nb)-1])
+	}
+	if out, err := exec.Command(pahole, append(args, c)...).CombinedOutput(); err != nil {
+		t.Fatalf("pahole -J %s: %v\n%s", obj, err, out)
+	}
+	return c, nb
+}
+
+// TestKernelSitesDWARFvsBTF diffs both paths on the Debian vmlinux and
+// five modules.
+func TestKernelSitesDWARFvsBTF(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	objs := []struct {
+		name  string
+		bases []string
+	}{{"vmlinux", nil}}
+	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+		objs = append(objs, struct {
+			name  string
+			bases []string
+		}{m, []string{vmlinux}})
+	}
+	for _, o := range objs {
+		t.Run(o.name, func(t *testing.T) {
+			obj := vmlinux
+			if o.name != "vmlinux" {
+				obj = filepath.Join(dir, "modules", o.name+".ko")
+				if _, err := os.Stat(obj); err != nil {
+					t.Skip(err)
+				}
+			}
+			n, notrace, spelled := diffSites(t, obj, o.bases)
+			t.Logf("%d sites equal; %d notrace marks, %d lines with a known spelling difference", n, notrace, spelled)
+		})
+	}
+}

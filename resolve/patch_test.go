@@ -1,0 +1,132 @@
+package resolve
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// TestPatchSitesFixture: the jump-label, static-call and BUG() tables are
+// read from the linked image (between __start_ and __stop_ markers) and,
+// for the relocatable object, from the RELA relocations of the same
+// tables; both must refuse exactly the three sites whose first
+// instruction is patched.
+func TestPatchSitesFixture(t *testing.T) {
+	want := map[string]string{
+		"tick+0x0":   "jump label patch site",
+		"run+0x0":    "static call site",
+		"check+0x17": "BUG() trap",
+	}
+	for _, obj := range []string{"patch.elf", "patch.o"} {
+		t.Run(obj, func(t *testing.T) {
+			var base []string
+			if strings.HasSuffix(obj, ".o") {
+				base = []string{fixture("patch.elf")}
+			}
+			tg, err := Open(Options{File: fixture(obj), Bases: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sites, _, notrace, err := tg.Sites()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sites) != 8 {
+				t.Fatalf("%d sites, want 8", len(sites))
+			}
+			for i, s := range sites {
+				where := fmt.Sprintf("%s+%#x", s.Caller, s.CallerOff)
+				if got := notrace[i]; got != want[where] {
+					t.Errorf("%s (%s): notrace %q, want %q", where, s.Func.Name, got, want[where])
+				}
+			}
+		})
+	}
+}
+
+// TestKernelModulePatchSites: on the Debian modules, every inline site
+// refused as a patch site starts with the instruction the table says
+// (objdump of the .ko's section), and each table's entries were all read.
+func TestKernelModulePatchSites(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	objdump := testutil.RefTool(t, "objdump")
+	want := map[string][]string{
+		"jump label patch site": {"nop", "jmp", "xchg   %ax,%ax"},
+		"static call site":      {"call", "nop", "jmp"},
+		"BUG() trap":            {"ud2"},
+	}
+	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+		t.Run(m, func(t *testing.T) {
+			ko := filepath.Join(dir, "modules", m+".ko")
+			inl := encodeModule(t, vmlinux, ko)
+			tg, err := Open(Options{File: inl, Bases: []string{vmlinux, ko}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every table entry became a point.
+			entries := map[string]int{}
+			for sec, pts := range tg.Rules.points {
+				for _, p := range pts {
+					if tg.elf.Section(sec) == nil {
+						t.Errorf("point in unknown section %q", sec)
+					}
+					entries[p.Reason]++
+				}
+			}
+			for name, why := range map[string]string{"__jump_table": "jump label patch site", ".static_call_sites": "static call site", "__bug_table": "BUG() trap"} {
+				s := tg.elf.Section(name)
+				if s == nil {
+					continue
+				}
+				n := int(s.Size / map[string]uint64{"__jump_table": 16, ".static_call_sites": 8, "__bug_table": 12}[name])
+				// Entries pointing at non-code (e.g. .init.text is code too) all count.
+				if entries[why] != n {
+					t.Errorf("%s: %d entries, %d points", name, n, entries[why])
+				}
+			}
+			sites, _, notrace, err := tg.Sites()
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			dis := map[string]string{}
+			for i := range sites {
+				why := notrace[i]
+				ok := want[why]
+				if ok == nil {
+					continue
+				}
+				seen[why]++
+				s := &sites[i]
+				if _, done := dis[s.Section]; !done {
+					out, err := exec.Command(objdump, "-d", "-j", s.Section, ko).Output()
+					if err != nil {
+						t.Fatal(err)
+					}
+					dis[s.Section] = string(out)
+				}
+				line := ""
+				prefix := fmt.Sprintf("%x:", s.SectionOff)
+				for _, l := range strings.Split(dis[s.Section], "\n") {
+					if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+						line = l
+						break
+					}
+				}
+				match := false
+				for _, w := range ok {
+					match = match || strings.Contains(line, "\t"+w)
+				}
+				if !match {
+					t.Errorf("%s at %s+%#x: objdump shows %q", why, s.Section, s.SectionOff, line)
+				}
+			}
+			t.Logf("table entries %v; refused inline sites %v", entries, seen)
+		})
+	}
+}
