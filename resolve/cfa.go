@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"slices"
 	"sort"
 	"sync"
@@ -235,65 +236,13 @@ func relocated(f *elf.File, idx int, base []uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	syms, err := f.Symbols()
-	if err != nil {
-		return nil, err
-	}
-	rels, err := readRelocs(f, syms, idx)
-	if err != nil {
-		return nil, err
-	}
 	out := append([]byte(nil), data...)
-	for _, r := range rels {
-		size, pcrel := relocSize(f.Machine, r.Type)
-		if size == 0 {
-			return nil, &RelocError{f.Sections[idx].Name, int64(r.Off), fmt.Sprintf("unsupported relocation type %d", r.Type)}
-		}
-		if r.Off > uint64(len(out)) || uint64(len(out))-r.Off < uint64(size) {
-			return nil, &RelocError{f.Sections[idx].Name, int64(r.Off), "relocation outside the section"}
-		}
-		v := r.Value
-		if r.Section >= 0 {
-			v += base[r.Section]
-		}
-		if pcrel {
-			v -= base[idx] + r.Off
-		}
-		if size == 8 {
-			f.ByteOrder.PutUint64(out[r.Off:], v)
-		} else {
-			f.ByteOrder.PutUint32(out[r.Off:], uint32(v))
-		}
+	_, err = elfrel.Apply(f, idx, out, elfrel.Options{
+		SectionAddr: func(i int) uint64 { return base[i] },
+		Strict:      true,
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
-}
-
-// relocSize is the field size of an address relocation type and whether it
-// is PC-relative; 0 for types relocated does not apply.
-func relocSize(m elf.Machine, typ uint32) (int, bool) {
-	switch m {
-	case elf.EM_X86_64:
-		switch elf.R_X86_64(typ) {
-		case elf.R_X86_64_64:
-			return 8, false
-		case elf.R_X86_64_PC64:
-			return 8, true
-		case elf.R_X86_64_32, elf.R_X86_64_32S:
-			return 4, false
-		case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
-			return 4, true
-		}
-	case elf.EM_AARCH64:
-		switch elf.R_AARCH64(typ) {
-		case elf.R_AARCH64_ABS64:
-			return 8, false
-		case elf.R_AARCH64_PREL64:
-			return 8, true
-		case elf.R_AARCH64_ABS32:
-			return 4, false
-		case elf.R_AARCH64_PREL32:
-			return 4, true
-		}
-	}
-	return 0, false
 }

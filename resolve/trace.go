@@ -3,6 +3,7 @@ package resolve
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"sort"
 	"strings"
 )
@@ -122,7 +123,6 @@ var markerPairs = []struct {
 func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*Rules, error) {
 	r := &Rules{rel: f.Type == elf.ET_REL, syms: funcs}
 	if r.rel {
-		syms, _ := f.Symbols()
 		for _, s := range f.Sections {
 			if s.Flags&elf.SHF_EXECINSTR == 0 {
 				continue
@@ -138,10 +138,10 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 				r.add(s.Name, 0, s.Size, "module exit text (runs only at unload)")
 			}
 		}
-		if err := r.relBlacklist(f, syms, funcs); err != nil {
+		if err := r.relBlacklist(f, funcs); err != nil {
 			return nil, err
 		}
-		if err := r.relPatchSites(f, syms); err != nil {
+		if err := r.relPatchSites(f); err != nil {
 			return nil, err
 		}
 		r.sort()
@@ -258,7 +258,7 @@ func (r *Rules) sortPoints() {
 // The relocation of an entry's first field (jump_entry.code,
 // static_call_site.addr, bug_entry.bug_addr_disp) names the patched
 // instruction as section + offset.
-func (r *Rules) relPatchSites(f *elf.File, syms []elf.Symbol) error {
+func (r *Rules) relPatchSites(f *elf.File) error {
 	tables := []struct {
 		name    string
 		entSize uint64
@@ -286,7 +286,7 @@ func (r *Rules) relPatchSites(f *elf.File, syms []elf.Symbol) error {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d bytes is not a whole number of %d-byte entries: not checked", tb.name, size, tb.entSize))
 			continue
 		}
-		rels, err := readRelocs(f, syms, idx)
+		rels, err := elfrel.Read(f, idx, elfrel.Options{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", tb.name, err)
 		}
@@ -294,7 +294,7 @@ func (r *Rules) relPatchSites(f *elf.File, syms []elf.Symbol) error {
 			if rl.Off%tb.entSize != 0 || rl.Off >= size {
 				continue // another field of the entry
 			}
-			if !addressReloc(f.Machine, rl.Type) {
+			if n, _, _ := elfrel.Kind(f.Machine, rl.Type); n == 0 {
 				return fmt.Errorf("%s: entry at %#x: unexpected relocation type %d", tb.name, rl.Off, rl.Type)
 			}
 			if rl.Section < 0 || f.Sections[rl.Section].Flags&elf.SHF_EXECINSTR == 0 {
@@ -374,7 +374,7 @@ func readAddrs(f *elf.File, start, stop uint64) ([]uint64, error) {
 
 // relBlacklist reads a module's _kprobe_blacklist: its words are zero in
 // the .ko and become addresses through relocations against symbols.
-func (r *Rules) relBlacklist(f *elf.File, syms []elf.Symbol, funcs *SymTab) error {
+func (r *Rules) relBlacklist(f *elf.File, funcs *SymTab) error {
 	var target int = -1
 	for i, s := range f.Sections {
 		if s.Name == "_kprobe_blacklist" {
@@ -384,33 +384,17 @@ func (r *Rules) relBlacklist(f *elf.File, syms []elf.Symbol, funcs *SymTab) erro
 	if target < 0 {
 		return nil
 	}
-	for _, rs := range f.Sections {
-		if rs.Type != elf.SHT_RELA || int(rs.Info) != target {
+	rels, err := elfrel.Read(f, target, elfrel.Options{})
+	if err != nil {
+		return err
+	}
+	for _, rl := range rels {
+		if rl.Section < 0 {
 			continue
 		}
-		data, err := rs.Data()
-		if err != nil {
-			return fmt.Errorf("%s: %w", rs.Name, err)
-		}
-		if f.Class != elf.ELFCLASS64 {
-			return fmt.Errorf("%s: only ELF64 relocations are read", rs.Name)
-		}
-		for off := 0; off+24 <= len(data); off += 24 {
-			info := f.ByteOrder.Uint64(data[off+8:])
-			addend := int64(f.ByteOrder.Uint64(data[off+16:]))
-			si := int(info >> 32)
-			if si == 0 || si > len(syms) {
-				return fmt.Errorf("%s at offset %#x: symbol index %d out of range", rs.Name, off, si)
-			}
-			s := syms[si-1] // debug/elf drops the null symbol
-			if int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
-				continue
-			}
-			sec := f.Sections[s.Section].Name
-			v := uint64(int64(s.Value) + addend)
-			if fs, _, ok := funcs.Lookup(sec, v); ok && fs.Size > 0 {
-				r.add(sec, fs.Addr, fs.Addr+fs.Size, "NOKPROBE_SYMBOL("+fs.Name+")")
-			}
+		sec := f.Sections[rl.Section].Name
+		if fs, _, ok := funcs.Lookup(sec, rl.Value); ok && fs.Size > 0 {
+			r.add(sec, fs.Addr, fs.Addr+fs.Size, "NOKPROBE_SYMBOL("+fs.Name+")")
 		}
 	}
 	return nil

@@ -12,7 +12,6 @@ package elfrel
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -46,138 +45,172 @@ type Result struct {
 	Undefined   int // against undefined symbols: bytes left as they are
 }
 
+// Reloc is one RELA entry of a relocatable object, resolved against the
+// symbol table.
+type Reloc struct {
+	Off       uint64 // offset of the relocated field in the target section
+	Type      uint32 // R_X86_64_* or R_AARCH64_*
+	Section   int    // section index of the symbol; -1 when absolute or undefined
+	Undefined bool   // against an undefined (external) symbol
+	Value     uint64 // symbol value + addend: relative to Section when Section >= 0
+}
+
+// Each calls fn for every RELA entry whose relocation section's sh_info
+// names target, in file order.
+func Each(f *elf.File, target int, opt Options, fn func(rs *elf.Section, entry int64, r Reloc) error) error {
+	if target <= 0 || target >= len(f.Sections) {
+		return fmt.Errorf("section index %d out of range", target)
+	}
+	read := opt.Read
+	if read == nil {
+		read = func(s *elf.Section) ([]byte, error) { return s.Data() }
+	}
+	var syms []elf.Symbol
+	loaded := false
+	bo := f.ByteOrder
+	for _, rs := range f.Sections {
+		if int(rs.Info) != target || (rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL) {
+			continue
+		}
+		if rs.Type == elf.SHT_REL || f.Class != elf.ELFCLASS64 {
+			return &Error{Section: rs.Name, Msg: "only ELF64 RELA relocations are supported"}
+		}
+		if !loaded {
+			var err error
+			if syms, err = f.Symbols(); err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+				return err
+			}
+			loaded = true
+		}
+		rd, err := read(rs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rs.Name, err)
+		}
+		if len(rd)%24 != 0 {
+			return &Error{Section: rs.Name, Offset: int64(len(rd) / 24 * 24), Msg: fmt.Sprintf("size %d is not a multiple of 24", len(rd))}
+		}
+		for off := 0; off+24 <= len(rd); off += 24 {
+			info := bo.Uint64(rd[off+8:])
+			r := Reloc{Off: bo.Uint64(rd[off:]), Type: uint32(info), Section: -1, Value: bo.Uint64(rd[off+16:])}
+			if si := info >> 32; si > 0 {
+				if si > uint64(len(syms)) {
+					return &Error{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("symbol index %d out of range", si)}
+				}
+				sym := syms[si-1] // debug/elf drops the null symbol
+				r.Value += sym.Value
+				switch {
+				case sym.Section == elf.SHN_UNDEF:
+					r.Undefined = true
+				case sym.Section == elf.SHN_ABS:
+				case sym.Section < elf.SHN_LORESERVE && int(sym.Section) < len(f.Sections):
+					r.Section = int(sym.Section)
+				default:
+					r.Undefined = true // COMMON and friends: no address here
+				}
+			}
+			if err := fn(rs, int64(off), r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Read returns the RELA entries that apply to section target.
+func Read(f *elf.File, target int, opt Options) ([]Reloc, error) {
+	var out []Reloc
+	err := Each(f, target, opt, func(_ *elf.Section, _ int64, r Reloc) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
 // Apply relocates data, the contents of section target of f, in place,
 // with every SHT_RELA section whose sh_info names target.
 func Apply(f *elf.File, target int, data []byte, opt Options) (Result, error) {
 	var res Result
-	if target <= 0 || target >= len(f.Sections) {
-		return res, fmt.Errorf("section index %d out of range", target)
-	}
-	var syms []elf.Symbol
-	loaded := false
 	addr := func(i int) uint64 {
 		if opt.SectionAddr == nil {
 			return 0
 		}
 		return opt.SectionAddr(i)
 	}
-	read := opt.Read
-	if read == nil {
-		read = func(s *elf.Section) ([]byte, error) { return s.Data() }
+	base := uint64(0)
+	if target > 0 && target < len(f.Sections) {
+		base = addr(target)
 	}
-	for _, rs := range f.Sections {
-		if int(rs.Info) != target || (rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL) {
-			continue
+	err := Each(f, target, opt, func(rs *elf.Section, entry int64, r Reloc) error {
+		if r.Undefined {
+			res.Undefined++
+			return nil
 		}
-		if rs.Type == elf.SHT_REL || f.Class != elf.ELFCLASS64 {
-			return res, &Error{Section: rs.Name, Msg: "only ELF64 RELA relocations are supported"}
+		sa := r.Value
+		if r.Section >= 0 {
+			sa += addr(r.Section)
 		}
-		if !loaded {
-			var err error
-			if syms, err = f.Symbols(); err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-				return res, err
-			}
-			loaded = true
-		}
-		rd, err := read(rs)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", rs.Name, err)
-		}
-		if len(rd)%24 != 0 {
-			return res, &Error{Section: rs.Name, Msg: fmt.Sprintf("size %d is not a multiple of 24", len(rd))}
-		}
-		if err := apply(f, rs.Name, addr(target), data, rd, syms, addr, opt.Strict, &res); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-func apply(f *elf.File, name string, base uint64, dst, rels []byte, syms []elf.Symbol, addr func(int) uint64, strict bool, res *Result) error {
-	bo := f.ByteOrder
-	for off := 0; off+24 <= len(rels); off += 24 {
-		where := bo.Uint64(rels[off:])
-		info := bo.Uint64(rels[off+8:])
-		addend := bo.Uint64(rels[off+16:])
-		si, typ := info>>32, uint32(info)
-		var S uint64
-		if si > 0 {
-			if si > uint64(len(syms)) {
-				return &Error{Section: name, Offset: int64(off), Msg: fmt.Sprintf("symbol index %d out of range", si)}
-			}
-			sym := syms[si-1]
-			switch {
-			case sym.Section == elf.SHN_UNDEF:
-				res.Undefined++
-				continue
-			case sym.Section == elf.SHN_ABS:
-				S = sym.Value
-			case sym.Section < elf.SHN_LORESERVE && int(sym.Section) < len(f.Sections):
-				S = addr(int(sym.Section)) + sym.Value
-			default:
-				res.Undefined++
-				continue
-			}
-		}
-		size, v, ok := compute(f.Machine, typ, S+addend, base+where)
+		size, pcrel, ok := Kind(f.Machine, r.Type)
 		if !ok {
-			if strict {
-				return &Error{Section: name, Offset: int64(off), Msg: "unsupported relocation " + typeName(f.Machine, typ)}
+			if opt.Strict {
+				return &Error{Section: rs.Name, Offset: entry, Msg: "unsupported relocation " + typeName(f.Machine, r.Type)}
 			}
 			res.Unsupported++
-			continue
+			return nil
 		}
 		if size == 0 {
-			continue
+			return nil
 		}
-		if where > uint64(len(dst)) || uint64(size) > uint64(len(dst))-where {
-			return &Error{Section: name, Offset: int64(off), Msg: fmt.Sprintf("relocation at %#x past the end of the target section", where)}
+		v := sa
+		if pcrel {
+			v -= base + r.Off
 		}
-		put(bo, dst[where:], size, v)
+		if r.Off > uint64(len(data)) || uint64(size) > uint64(len(data))-r.Off {
+			return &Error{Section: rs.Name, Offset: entry, Msg: fmt.Sprintf("relocation at %#x past the end of the target section", r.Off)}
+		}
+		if size == 8 {
+			f.ByteOrder.PutUint64(data[r.Off:], v)
+		} else {
+			f.ByteOrder.PutUint32(data[r.Off:], uint32(v))
+		}
 		res.Applied++
-	}
-	return nil
+		return nil
+	})
+	return res, err
 }
 
-// compute returns the size and value of one relocation, given S+A and P.
-func compute(m elf.Machine, typ uint32, sa, p uint64) (size int, v uint64, ok bool) {
+// Kind says how a relocation type stores its result: the field size, and
+// whether it is PC-relative. ok is false for types this package does not
+// apply; R_*_NONE is ok with size 0.
+func Kind(m elf.Machine, typ uint32) (size int, pcrel, ok bool) {
 	switch m {
 	case elf.EM_X86_64:
 		switch elf.R_X86_64(typ) {
 		case elf.R_X86_64_NONE:
-			return 0, 0, true
+			return 0, false, true
 		case elf.R_X86_64_64, elf.R_X86_64_DTPOFF64:
-			return 8, sa, true
+			return 8, false, true
 		case elf.R_X86_64_32, elf.R_X86_64_32S, elf.R_X86_64_DTPOFF32:
-			return 4, sa, true
+			return 4, false, true
 		case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
-			return 4, sa - p, true
+			return 4, true, true
 		case elf.R_X86_64_PC64:
-			return 8, sa - p, true
+			return 8, true, true
 		}
 	case elf.EM_AARCH64:
 		switch elf.R_AARCH64(typ) {
 		case elf.R_AARCH64_NONE:
-			return 0, 0, true
+			return 0, false, true
 		case elf.R_AARCH64_ABS64:
-			return 8, sa, true
+			return 8, false, true
 		case elf.R_AARCH64_ABS32:
-			return 4, sa, true
+			return 4, false, true
 		case elf.R_AARCH64_PREL64:
-			return 8, sa - p, true
+			return 8, true, true
 		case elf.R_AARCH64_PREL32:
-			return 4, sa - p, true
+			return 4, true, true
 		}
 	}
-	return 0, 0, false
-}
-
-func put(bo binary.ByteOrder, b []byte, size int, v uint64) {
-	if size == 8 {
-		bo.PutUint64(b, v)
-	} else {
-		bo.PutUint32(b, uint32(v))
-	}
+	return 0, false, false
 }
 
 func typeName(m elf.Machine, typ uint32) string {
