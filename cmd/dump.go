@@ -61,7 +61,7 @@ or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
 
 func init() {
 	f := dumpCmd.Flags()
-	f.StringArrayVarP(&dumpOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root)")
+	f.StringArrayVarP(&dumpOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
 	f.BoolVarP(&dumpOpts.json, "json", "j", false, "JSON output")
 	f.BoolVar(&dumpOpts.validate, "validate", false, "validate with the kernel verifier's rules")
 	f.StringVar(&dumpOpts.section, "section", "", "ELF section to read (default .BTF)")

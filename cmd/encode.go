@@ -66,7 +66,7 @@ written per site.`,
 
 func init() {
 	f := encodeCmd.Flags()
-	f.StringArrayVarP(&encodeOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root)")
+	f.StringArrayVarP(&encodeOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
 	f.StringVar(&encodeOpts.baseBTF, "base", "", "base BTF of FILE's .BTF (vmlinux .btf for a module)")
 	f.StringVarP(&encodeOpts.out, "output", "o", "", "write detached BTF to this file")
 	f.BoolVar(&encodeOpts.elfSection, "elf-section", false, "write FILE's .BTF.inline section in place")

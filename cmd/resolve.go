@@ -97,7 +97,7 @@ and /sys/module/MODULE/sections.`,
 
 func init() {
 	f := resolveCmd.Flags()
-	f.StringArrayVarP(&resolveOpts.bases, "base", "B", nil, "base BTF (repeat for multi-split: vmlinux first)")
+	f.StringArrayVarP(&resolveOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
 	f.BoolVar(&resolveOpts.running, "running", false, "use the running kernel's BTF and addresses")
 	f.StringVar(&resolveOpts.module, "module", "", "with --running: the module (default vmlinux)")
 	f.StringVar(&resolveOpts.format, "format", "kprobe", "output format: kprobe, bpftrace, perf or json")

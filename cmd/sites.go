@@ -63,7 +63,7 @@ or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.`,
 func init() {
 	f := sitesCmd.Flags()
 	f.BoolVar(&sitesOpts.dwarf, "dwarf", false, "read sites from DWARF instead of BTF")
-	f.StringArrayVarP(&sitesOpts.bases, "base", "B", nil, "base BTF (repeat for multi-split: vmlinux first)")
+	f.StringArrayVarP(&sitesOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
 	f.StringVar(&sitesOpts.funcRE, "func", "", "only sites of inlined functions matching this regexp")
 	f.StringVar(&sitesOpts.callerRE, "caller", "", "only sites inside callers matching this regexp")
 	f.StringVar(&sitesOpts.module, "module", "", "with --running: only this module (vmlinux for the kernel)")

@@ -63,7 +63,7 @@ how many functions that fentry cannot reach become kprobe-able through
 func init() {
 	f := statsCmd.Flags()
 	f.StringVarP(&statsOpts.inline, "inline", "I", "", "detached .BTF.inline of FILE")
-	f.StringArrayVarP(&statsOpts.bases, "base", "B", nil, "base BTF of FILE's .BTF (modules)")
+	f.StringArrayVarP(&statsOpts.bases, "base-btf", "B", nil, "base BTF of FILE's .BTF (modules)")
 	f.BoolVarP(&statsOpts.json, "json", "j", false, "JSON output")
 	addCommand(statsCmd)
 }
