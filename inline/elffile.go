@@ -128,14 +128,14 @@ func (o *object) sectionBytes(s *elf.Section, fileSize int64) ([]byte, error) {
 		return nil, nil
 	}
 	if s.Offset > uint64(fileSize) || s.FileSize > uint64(fileSize)-s.Offset {
-		return nil, &FormatError{s.Name, 0, fmt.Sprintf("section data [0x%x, +0x%x) past end of file", s.Offset, s.FileSize)}
+		return nil, &FormatError{Section: s.Name, Msg: fmt.Sprintf("section data [0x%x, +0x%x) past end of file", s.Offset, s.FileSize)}
 	}
 	if o.data != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
 		return o.data[s.Offset : s.Offset+s.FileSize : s.Offset+s.FileSize], nil
 	}
 	b, err := s.Data()
 	if err != nil {
-		return nil, &FormatError{s.Name, 0, err.Error()}
+		return nil, &FormatError{Section: s.Name, Msg: err.Error()}
 	}
 	return b, nil
 }
@@ -233,7 +233,7 @@ func (o *object) relocate(idx int, data []byte, fileSize int64) ([]byte, error) 
 	if err != nil {
 		var re *elfrel.Error
 		if errors.As(err, &re) {
-			return nil, &FormatError{re.Section, re.Offset, re.Msg}
+			return nil, &FormatError{Section: re.Section, Offset: re.Offset, Msg: re.Msg}
 		}
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package inline
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
+)
 
 // LocEntry is one bounded entry of a location list: the expression holds
 // for addresses [Low, High) — with GCC location views, for the
@@ -37,19 +41,20 @@ type LocListUnit struct {
 // entries is bounded by the section size.
 func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEntry, error) {
 	if off < 0 || off >= int64(len(sec.Data)) {
-		return nil, &FormatError{sec.Name, off, "location list offset past end of section"}
+		return nil, &FormatError{Section: sec.Name, Offset: off, Msg: "location list offset past end of section"}
 	}
-	c := &cursor{sec: sec.Name, base: off, data: sec.Data[off:], order: u.Format.Order}
-	var vc *cursor
+	c := dwarfbuf.Make(sec.Name, u.Format.Order, off, sec.Data[off:])
+	var vc *dwarfbuf.Buf
 	if viewsOff >= 0 {
 		if viewsOff >= int64(len(sec.Data)) {
-			return nil, &FormatError{sec.Name, viewsOff, "location view list offset past end of section"}
+			return nil, &FormatError{Section: sec.Name, Offset: viewsOff, Msg: "location view list offset past end of section"}
 		}
-		vc = &cursor{sec: sec.Name, base: viewsOff, data: sec.Data[viewsOff:], order: u.Format.Order}
+		vb := dwarfbuf.Make(sec.Name, u.Format.Order, viewsOff, sec.Data[viewsOff:])
+		vc = &vb
 	}
 	as := u.Format.AddrSize
 	if as != 4 && as != 8 {
-		return nil, &FormatError{sec.Name, off, fmt.Sprintf("unsupported address size %d", as)}
+		return nil, &FormatError{Section: sec.Name, Offset: off, Msg: fmt.Sprintf("unsupported address size %d", as)}
 	}
 	maxAddr := uint64(1)<<(8*uint(as)) - 1
 	if as == 8 {
@@ -61,61 +66,60 @@ func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEnt
 	var pendView *[2]uint64
 	addrx := func(idx uint64) uint64 {
 		if u.Addrx == nil {
-			c.fail("DW_LLE_*x entry without .debug_addr")
+			c.Fail("DW_LLE_*x entry without .debug_addr")
 			return 0
 		}
 		v, ok := u.Addrx(idx)
 		if !ok {
-			c.fail(fmt.Sprintf("address index %d out of range", idx))
+			c.Failf("address index %d out of range", idx)
 		}
 		return v
 	}
-	for c.err == nil {
-		start := c.pos()
+	for c.Err() == nil {
+		start := c.Pos()
 		var e LocEntry
 		if sec.V5 {
-			kind := LLE(c.u8())
+			kind := LLE(c.U8())
 			switch kind {
 			case LLEEndOfList:
-				return out, c.err
+				return out, c.Err() // a failed read is 0 too
 			case LLEBaseAddressx:
-				base = addrx(c.uleb())
+				base = addrx(c.Uleb())
 				continue
 			case LLEBaseAddress:
-				base = c.sized(as)
+				base = c.Sized(as)
 				continue
 			case LLEGNUViewPair:
-				v := [2]uint64{c.uleb(), c.uleb()}
+				v := [2]uint64{c.Uleb(), c.Uleb()}
 				pendView = &v
 				continue
 			case LLEStartxEndx:
-				e.Low = addrx(c.uleb())
-				e.High = addrx(c.uleb())
+				e.Low = addrx(c.Uleb())
+				e.High = addrx(c.Uleb())
 			case LLEStartxLength:
-				e.Low = addrx(c.uleb())
-				e.High = e.Low + c.uleb()
+				e.Low = addrx(c.Uleb())
+				e.High = e.Low + c.Uleb()
 			case LLEOffsetPair:
-				e.Low = base + c.uleb()
-				e.High = base + c.uleb()
+				e.Low = base + c.Uleb()
+				e.High = base + c.Uleb()
 			case LLEDefaultLoc:
 				e.Default = true
 			case LLEStartEnd:
-				e.Low = c.sized(as)
-				e.High = c.sized(as)
+				e.Low = c.Sized(as)
+				e.High = c.Sized(as)
 			case LLEStartLength:
-				e.Low = c.sized(as)
-				e.High = e.Low + c.uleb()
+				e.Low = c.Sized(as)
+				e.High = e.Low + c.Uleb()
 			default:
-				c.off--
-				c.fail("unknown location list entry kind " + kind.String())
-				return out, c.err
+				c.FailAt(c.Pos()-1, "unknown location list entry kind "+kind.String())
+				return out, c.Err()
 			}
-			n := c.uleb()
-			e.ExprOff = c.pos()
-			e.Expr = c.bytes(n)
+			n := c.Uleb()
+			e.ExprOff = c.Pos()
+			e.Expr = c.Bytes(n)
 		} else {
-			lo, hi := c.sized(as), c.sized(as)
-			if c.err != nil {
+			lo, hi := c.Sized(as), c.Sized(as)
+			if c.Err() != nil {
 				break
 			}
 			if lo == 0 && hi == 0 {
@@ -126,28 +130,28 @@ func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEnt
 				continue
 			}
 			e.Low, e.High = base+lo, base+hi
-			n := c.u16()
-			e.ExprOff = c.pos()
-			e.Expr = c.bytes(uint64(n))
+			n := c.U16()
+			e.ExprOff = c.Pos()
+			e.Expr = c.Bytes(uint64(n))
 		}
-		if c.err != nil {
+		if c.Err() != nil {
 			break
 		}
 		if pendView != nil {
 			e.LowView, e.HighView, e.HasViews = pendView[0], pendView[1], true
 			pendView = nil
 		} else if vc != nil && !e.Default {
-			e.LowView, e.HighView, e.HasViews = vc.uleb(), vc.uleb(), true
-			if vc.err != nil {
-				return out, vc.err
+			e.LowView, e.HighView, e.HasViews = vc.Uleb(), vc.Uleb(), true
+			if err := vc.Err(); err != nil {
+				return out, err
 			}
 		}
-		if c.pos() <= start {
-			c.fail("location list makes no progress")
+		if c.Pos() <= start {
+			c.Fail("location list makes no progress")
 		}
 		out = append(out, e)
 	}
-	return out, c.err
+	return out, c.Err()
 }
 
 // holds reports whether e covers address pc at location view view.

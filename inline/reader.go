@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -88,56 +89,58 @@ func parseUnits(info []byte, order binary.ByteOrder) ([]unitHdr, error) {
 	var us []unitHdr
 	off := 0
 	for off < len(info) {
-		c := &cursor{sec: ".debug_info", data: info, off: off, order: order}
+		// Window offsets are section offsets.
+		c := dwarfbuf.Make(".debug_info", order, 0, info)
+		c.Skip(uint64(off))
 		u := unitHdr{off: dwarf.Offset(off)}
-		n := uint64(c.u32())
+		n := uint64(c.U32())
 		if n == 0xffffffff {
 			u.is64 = true
-			n = c.u64()
+			n = c.U64()
 		} else if n >= 0xfffffff0 {
-			return us, &FormatError{".debug_info", int64(off), fmt.Sprintf("reserved unit length 0x%x", n)}
+			return us, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: fmt.Sprintf("reserved unit length 0x%x", n)}
 		}
-		hdrEnd := c.off
-		if c.err != nil || n > uint64(c.left()) {
-			return us, &FormatError{".debug_info", int64(off), "unit length past end of section"}
+		hdrEnd := c.Off()
+		if c.Err() != nil || n > uint64(c.Left()) {
+			return us, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "unit length past end of section"}
 		}
 		u.end = dwarf.Offset(hdrEnd + int(n))
-		u.version = int(c.u16())
+		u.version = int(c.U16())
 		switch {
 		case u.version >= 5:
-			u.utype = c.u8()
-			u.asize = int(c.u8())
+			u.utype = c.U8()
+			u.asize = int(c.U8())
 			if u.is64 {
-				u.abbrev = c.u64()
+				u.abbrev = c.U64()
 			} else {
-				u.abbrev = uint64(c.u32())
+				u.abbrev = uint64(c.U32())
 			}
 			switch u.utype {
 			case 0x02, 0x06: // type, split_type: signature + type offset
-				c.u64()
+				c.U64()
 				if u.is64 {
-					c.u64()
+					c.U64()
 				} else {
-					c.u32()
+					c.U32()
 				}
 			case 0x04, 0x05: // skeleton, split_compile: dwo id
-				c.u64()
+				c.U64()
 			}
 		case u.version >= 2:
 			u.utype = 0x01
 			if u.is64 {
-				u.abbrev = c.u64()
+				u.abbrev = c.U64()
 			} else {
-				u.abbrev = uint64(c.u32())
+				u.abbrev = uint64(c.U32())
 			}
-			u.asize = int(c.u8())
+			u.asize = int(c.U8())
 		default:
-			return us, &FormatError{".debug_info", int64(off), fmt.Sprintf("unsupported DWARF version %d", u.version)}
+			return us, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: fmt.Sprintf("unsupported DWARF version %d", u.version)}
 		}
-		if c.err != nil || c.off > int(u.end) {
-			return us, &FormatError{".debug_info", int64(off), "truncated unit header"}
+		if c.Err() != nil || c.Off() > int(u.end) {
+			return us, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "truncated unit header"}
 		}
-		u.dieOff = dwarf.Offset(c.off)
+		u.dieOff = dwarf.Offset(c.Off())
 		us = append(us, u)
 		off = int(u.end)
 	}

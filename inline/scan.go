@@ -2,7 +2,8 @@ package inline
 
 import (
 	"debug/dwarf"
-	"fmt"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
 // The DIE scanner. debug/dwarf's Reader decodes every attribute of every
@@ -86,23 +87,23 @@ func (t *abbrevTable) get(code uint64) *abbrev {
 // given address and offset sizes.
 func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 	if off >= uint64(len(data)) {
-		return nil, &FormatError{".debug_abbrev", int64(off), "abbreviation table offset past end of section"}
+		return nil, &FormatError{Section: ".debug_abbrev", Offset: int64(off), Msg: "abbreviation table offset past end of section"}
 	}
-	c := &cursor{sec: ".debug_abbrev", data: data, off: int(off)}
+	c := dwarfbuf.Make(".debug_abbrev", nil, int64(off), data[off:])
 	t := &abbrevTable{}
-	for c.err == nil {
-		code := c.uleb()
+	for c.Err() == nil {
+		code := c.Uleb()
 		if code == 0 {
 			break
 		}
-		a := &abbrev{tag: dwarf.Tag(c.uleb()), children: c.u8() != 0}
-		for c.err == nil {
-			at, form := c.uleb(), c.uleb()
+		a := &abbrev{tag: dwarf.Tag(c.Uleb()), children: c.U8() != 0}
+		for c.Err() == nil {
+			at, form := c.Uleb(), c.Uleb()
 			if at == 0 && form == 0 {
 				break
 			}
 			if form == formImplicitConst {
-				c.sleb()
+				c.Sleb()
 			}
 			a.forms = append(a.forms, form)
 		}
@@ -137,7 +138,7 @@ func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 			t.dense = append(t.dense, nil)
 		}
 	}
-	return t, c.err
+	return t, c.Err()
 }
 
 func offSize(u *unitHdr) int {
@@ -178,49 +179,45 @@ func fixedFormSize(form uint64, u *unitHdr) int {
 }
 
 // skipAttrs moves c past the attributes of an entry with abbreviation a.
-func skipAttrs(c *cursor, a *abbrev, u *unitHdr) {
+func skipAttrs(c *dwarfbuf.Buf, a *abbrev, u *unitHdr) {
 	if a.fixed >= 0 {
-		c.bytes(uint64(a.fixed))
+		c.Skip(uint64(a.fixed))
 		return
 	}
 	for _, f := range a.forms {
 		skipForm(c, f, u, 0)
-		if c.err != nil {
+		if c.Err() != nil {
 			return
 		}
 	}
 }
 
-func skipForm(c *cursor, form uint64, u *unitHdr, depth int) {
+func skipForm(c *dwarfbuf.Buf, form uint64, u *unitHdr, depth int) {
 	if n := fixedFormSize(form, u); n >= 0 {
-		c.bytes(uint64(n))
+		c.Skip(uint64(n))
 		return
 	}
 	switch form {
 	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx,
 		formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		c.uleb()
+		c.Uleb()
 	case formString:
-		for c.err == nil {
-			if c.u8() == 0 {
-				break
-			}
-		}
+		c.CString()
 	case formBlock1:
-		c.bytes(uint64(c.u8()))
+		c.Skip(uint64(c.U8()))
 	case formBlock2:
-		c.bytes(uint64(c.u16()))
+		c.Skip(uint64(c.U16()))
 	case formBlock4:
-		c.bytes(uint64(c.u32()))
+		c.Skip(uint64(c.U32()))
 	case formBlock, formExprloc:
-		c.bytes(c.uleb())
+		c.Skip(c.Uleb())
 	case formIndirect:
 		if depth > 2 {
-			c.fail("nested DW_FORM_indirect")
+			c.Fail("nested DW_FORM_indirect")
 			return
 		}
-		skipForm(c, c.uleb(), u, depth+1)
+		skipForm(c, c.Uleb(), u, depth+1)
 	default:
-		c.fail(fmt.Sprintf("unknown attribute form 0x%x", form))
+		c.Failf("unknown attribute form 0x%x", form)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
 // maxOriginHops bounds DW_AT_abstract_origin / DW_AT_specification
@@ -135,23 +137,21 @@ func (w *worker) unit(u *unitHdr) []Site {
 		return nil
 	}
 	info := w.o.debug[".debug_info"]
-	c := &cursor{sec: ".debug_info", data: info[:u.end], order: w.o.order}
+	// Offsets in the unit are section offsets, so the window starts at 0.
+	c := dwarfbuf.Make(".debug_info", w.o.order, 0, info[:u.end])
 	// Position after the unit DIE.
-	c.off = int(u.dieOff)
-	cuAb := tab.get(c.uleb())
+	c.Skip(uint64(u.dieOff))
+	cuAb := tab.get(c.Uleb())
 	if cuAb == nil {
 		w.warn(".debug_info+0x%x: unit skipped: unknown abbreviation code", u.dieOff)
 		return nil
 	}
-	skipAttrs(c, cuAb, u)
+	skipAttrs(&c, cuAb, u)
 	var sites []Site
 	stack := []frame{{}}
-	for len(stack) > 0 && c.err == nil {
-		if c.left() == 0 {
-			break
-		}
-		off := dwarf.Offset(c.off)
-		code := c.uleb()
+	for len(stack) > 0 && c.Left() > 0 {
+		off := dwarf.Offset(c.Off())
+		code := c.Uleb()
 		if code == 0 {
 			if ps := stack[len(stack)-1].ps; ps != nil {
 				sites = w.finish(ps, sites)
@@ -161,11 +161,11 @@ func (w *worker) unit(u *unitHdr) []Site {
 		}
 		ab := tab.get(code)
 		if ab == nil {
-			c.fail(fmt.Sprintf("unknown abbreviation code %d", code))
+			c.Failf("unknown abbreviation code %d", code)
 			break
 		}
-		skipAttrs(c, ab, u)
-		if c.err != nil {
+		skipAttrs(&c, ab, u)
+		if c.Err() != nil {
 			break
 		}
 		parent := stack[len(stack)-1].ps
@@ -215,8 +215,8 @@ func (w *worker) unit(u *unitHdr) []Site {
 			stack = append(stack, frame{})
 		}
 	}
-	if c.err != nil {
-		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, c.err)
+	if err := c.Err(); err != nil {
+		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, err)
 	}
 	return sites
 }
@@ -513,14 +513,13 @@ func (w *worker) loclistx(ll *LocListSec, idx uint64) (int64, bool) {
 	if idx > uint64(len(ll.Data))/sz {
 		return 0, false
 	}
-	c := &cursor{sec: ll.Name, data: ll.Data, order: w.o.order}
 	p := base + idx*sz
 	if p > uint64(len(ll.Data)) {
 		return 0, false
 	}
-	c.off = int(p)
-	v := c.sized(int(sz))
-	if c.err != nil {
+	c := dwarfbuf.Make(ll.Name, w.o.order, int64(p), ll.Data[p:])
+	v := c.Sized(int(sz))
+	if c.Err() != nil {
 		return 0, false
 	}
 	return int64(base + v), true
@@ -537,9 +536,9 @@ func (w *worker) addrx(idx uint64) (uint64, bool) {
 	if p > uint64(len(b)) || as > uint64(len(b))-p {
 		return 0, false
 	}
-	c := &cursor{sec: ".debug_addr", data: b, off: int(p), order: w.o.order}
-	v := c.sized(int(as))
-	return v, c.err == nil
+	c := dwarfbuf.Make(".debug_addr", w.o.order, int64(p), b[p:])
+	v := c.Sized(int(as))
+	return v, c.Err() == nil
 }
 
 // unitOf returns the unit holding off.
@@ -602,10 +601,10 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 			return nil, fmt.Errorf("abstract origin .debug_info+0x%x: %v", cur, err)
 		}
 		if e == nil || e.Tag == 0 {
-			return nil, &FormatError{".debug_info", int64(cur), "abstract origin is not an entry"}
+			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is not an entry"}
 		}
 		if e.Tag != dwarf.TagSubprogram {
-			return nil, &FormatError{".debug_info", int64(cur), "abstract origin is a " + e.Tag.String() + ", not a subprogram"}
+			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is a " + e.Tag.String() + ", not a subprogram"}
 		}
 		if fn.Name == "" {
 			fn.Name, _ = e.Val(dwarf.AttrName).(string)
@@ -634,10 +633,10 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 		cur = next
 	}
 	if hops == maxOriginHops {
-		return nil, &FormatError{".debug_info", int64(off), "cyclic or too long abstract_origin/specification chain"}
+		return nil, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "cyclic or too long abstract_origin/specification chain"}
 	}
 	if fn.Name == "" {
-		return nil, &FormatError{".debug_info", int64(off), "inlined function has no name"}
+		return nil, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "inlined function has no name"}
 	}
 	fi := &funcInfo{fn: fn, paramIdx: make(map[dwarf.Offset]int)}
 	var typeOffs []dwarf.Offset

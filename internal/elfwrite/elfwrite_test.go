@@ -308,4 +308,3 @@ func TestWriteAtomicFailure(t *testing.T) {
 		t.Errorf("got %q mode %v", b, st.Mode())
 	}
 }
-

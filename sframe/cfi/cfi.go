@@ -11,6 +11,8 @@ package cfi
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
 // Kind says which flavour of call frame section is being parsed.
@@ -28,16 +30,10 @@ func (k Kind) String() string {
 	return ".debug_frame"
 }
 
-// Error is a decoding error that names the section and the byte offset in it.
-type Error struct {
-	Section string
-	Offset  int64
-	Msg     string
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s+%#x: %s", e.Section, e.Offset, e.Msg)
-}
+// Error is a decoding error that names the section and the byte offset in
+// it. It is the error type of the shared DWARF byte cursor, so errors.As
+// finds the cursor's errors under this name.
+type Error = dwarfbuf.Error
 
 // Section describes one call frame section to parse.
 type Section struct {
@@ -126,20 +122,21 @@ type Result struct {
 	Skipped []*Error // per-entry problems; the entries were skipped
 }
 
+// reader is the byte cursor plus what pointer encodings need to know
+// about the section. Its positions (Pos) are section offsets.
 type reader struct {
-	sec   *Section
-	b     []byte
-	off   int // absolute offset in sec.Data
-	end   int
-	err   *Error
-	order binary.ByteOrder
+	dwarfbuf.Buf
+	sec *Section
 }
 
-func (r *reader) fail(msg string, a ...any) {
-	if r.err == nil {
-		r.err = &Error{Section: r.sec.name(), Offset: int64(r.off), Msg: fmt.Sprintf(msg, a...)}
-	}
-	r.off = r.end
+// newReader reads data, which sits at section offset pos.
+func newReader(s *Section, pos int, data []byte) reader {
+	return reader{Buf: dwarfbuf.Make(s.name(), s.Order, int64(pos), data), sec: s}
+}
+
+// sub reads an n-byte block and returns a reader over it.
+func (r *reader) sub(n uint64) reader {
+	return reader{Buf: r.Sub(n), sec: r.sec}
 }
 
 func (s *Section) name() string {
@@ -149,148 +146,15 @@ func (s *Section) name() string {
 	return s.Kind.String()
 }
 
-func (r *reader) need(n int) bool {
-	if r.err != nil {
-		return false
-	}
-	if n < 0 || r.end-r.off < n {
-		r.fail("truncated: need %d bytes, have %d", n, r.end-r.off)
-		return false
-	}
-	return true
-}
-
-func (r *reader) u8() uint8 {
-	if !r.need(1) {
-		return 0
-	}
-	v := r.b[r.off]
-	r.off++
-	return v
-}
-
-func (r *reader) u16() uint16 {
-	if !r.need(2) {
-		return 0
-	}
-	v := r.order.Uint16(r.b[r.off:])
-	r.off += 2
-	return v
-}
-
-func (r *reader) u32() uint32 {
-	if !r.need(4) {
-		return 0
-	}
-	v := r.order.Uint32(r.b[r.off:])
-	r.off += 4
-	return v
-}
-
-func (r *reader) u64() uint64 {
-	if !r.need(8) {
-		return 0
-	}
-	v := r.order.Uint64(r.b[r.off:])
-	r.off += 8
-	return v
-}
-
-func (r *reader) uleb() uint64 {
-	var v uint64
-	var shift uint
-	for {
-		if !r.need(1) {
-			return 0
-		}
-		c := r.b[r.off]
-		r.off++
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-}
-
-func (r *reader) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		if !r.need(1) {
-			return 0
-		}
-		c := r.b[r.off]
-		r.off++
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
-	}
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if n > uint64(r.end-r.off) {
-		r.fail("truncated: block of %d bytes, have %d", n, r.end-r.off)
-		return nil
-	}
-	b := r.b[r.off : r.off+int(n)]
-	r.off += int(n)
-	return b
-}
-
-func (r *reader) addr(size int) uint64 {
-	switch size {
-	case 1:
-		return uint64(r.u8())
-	case 2:
-		return uint64(r.u16())
-	case 4:
-		return uint64(r.u32())
-	case 8:
-		return r.u64()
-	}
-	r.fail("unsupported address size %d", size)
-	return 0
-}
-
 // encoded reads a pointer with a DW_EH_PE encoding. funcBase is the
 // function start for DW_EH_PE_funcrel (0 when not applicable).
 func (r *reader) encoded(enc uint8, funcBase uint64) uint64 {
 	if enc == PEOmit {
 		return 0
 	}
-	pos := r.sec.Addr + uint64(r.off)
-	var v uint64
-	switch enc & 0x0f {
-	case PEAbsptr:
-		v = r.addr(r.sec.PtrSize)
-	case PEULEB128:
-		v = r.uleb()
-	case PEUdata2:
-		v = uint64(r.u16())
-	case PEUdata4:
-		v = uint64(r.u32())
-	case PEUdata8:
-		v = r.u64()
-	case PESLEB128:
-		v = uint64(r.sleb())
-	case PESdata2:
-		v = uint64(int64(int16(r.u16())))
-	case PESdata4:
-		v = uint64(int64(int32(r.u32())))
-	case PESdata8:
-		v = r.u64()
-	default:
-		r.fail("unknown pointer encoding %#x", enc)
+	pos := r.sec.Addr + uint64(r.Pos())
+	v := r.encodedFormatOnly(enc)
+	if r.Err() != nil {
 		return 0
 	}
 	switch enc & 0x70 {
@@ -306,17 +170,17 @@ func (r *reader) encoded(enc uint8, funcBase uint64) uint64 {
 	case PEAligned:
 		// The value itself is aligned; already read.
 	default:
-		r.fail("unknown pointer application %#x", enc)
+		r.Failf("unknown pointer application %#x", enc)
 		return 0
 	}
 	if enc&PEIndirect != 0 {
 		if r.sec.Deref == nil {
-			r.fail("indirect pointer %#x cannot be read", v)
+			r.Failf("indirect pointer %#x cannot be read", v)
 			return 0
 		}
 		d, ok := r.sec.Deref(v)
 		if !ok {
-			r.fail("indirect pointer %#x not in a loaded segment", v)
+			r.Failf("indirect pointer %#x not in a loaded segment", v)
 			return 0
 		}
 		v = d
@@ -337,28 +201,30 @@ func (r *reader) rangeValue(enc uint8) uint64 {
 	return v
 }
 
+// encodedFormatOnly reads the value of a DW_EH_PE encoding, without
+// applying it (pcrel, datarel...) or dereferencing it.
 func (r *reader) encodedFormatOnly(enc uint8) uint64 {
 	switch enc & 0x0f {
 	case PEAbsptr:
-		return r.addr(r.sec.PtrSize)
+		return r.Sized(r.sec.PtrSize)
 	case PEULEB128:
-		return r.uleb()
+		return r.Uleb()
 	case PEUdata2:
-		return uint64(r.u16())
+		return uint64(r.U16())
 	case PEUdata4:
-		return uint64(r.u32())
+		return uint64(r.U32())
 	case PEUdata8:
-		return r.u64()
+		return r.U64()
 	case PESLEB128:
-		return uint64(r.sleb())
+		return uint64(r.Sleb())
 	case PESdata2:
-		return uint64(int64(int16(r.u16())))
+		return uint64(int64(int16(r.U16())))
 	case PESdata4:
-		return uint64(int64(int32(r.u32())))
+		return uint64(int64(int32(r.U32())))
 	case PESdata8:
-		return r.u64()
+		return r.U64()
 	}
-	r.fail("unknown pointer encoding %#x", enc)
+	r.Failf("unknown pointer encoding %#x", enc)
 	return 0
 }
 
@@ -378,50 +244,41 @@ func Parse(s *Section) (*Result, error) {
 	type pending struct {
 		off, cieOff        int64
 		bodyStart, bodyEnd int
-		is64               bool
 	}
 	fdes := make([]pending, 0, len(s.Data)/40)
 	data := s.Data
-	off := 0
-	for off < len(data) {
-		r := &reader{sec: s, b: data, off: off, end: len(data), order: s.Order}
-		start := off
-		length := uint64(r.u32())
+	r := newReader(s, 0, data)
+	body := r // one reader per entry, reset for each
+	for r.Left() > 0 {
+		start := r.Pos()
+		length := uint64(r.U32())
 		is64 := false
 		if length == 0xffffffff {
-			length = r.u64()
+			length = r.U64()
 			is64 = true
 		}
-		if r.err != nil {
-			return res, r.err
+		if err := r.Err(); err != nil {
+			return res, err
 		}
 		if length == 0 {
-			if s.Kind == EHFrame {
-				// Terminator (or padding between input sections in a
-				// relocatable link): keep going, the linker may have
-				// placed more entries after it.
-				off = r.off
-				continue
-			}
-			off = r.off
+			// A terminator, or in .eh_frame padding between input
+			// sections of a relocatable link: keep going, the linker may
+			// have placed more entries after it.
 			continue
 		}
-		if length > uint64(len(data)-r.off) {
-			return res, &Error{Section: s.name(), Offset: int64(start), Msg: fmt.Sprintf("entry length %#x runs past the section end (%#x)", length, len(data))}
+		if length > uint64(r.Left()) {
+			return res, &Error{Section: s.name(), Offset: start, Msg: fmt.Sprintf("entry length %#x runs past the section end (%#x)", length, len(data))}
 		}
-		bodyStart := r.off
-		bodyEnd := r.off + int(length)
-		r.end = bodyEnd
+		body.Reset(r.Pos(), r.Bytes(length))
 		var id uint64
-		idPos := r.off
+		idPos := body.Pos()
 		if is64 {
-			id = r.u64()
+			id = body.U64()
 		} else {
-			id = uint64(r.u32())
+			id = uint64(body.U32())
 		}
-		if r.err != nil {
-			res.Skipped = append(res.Skipped, r.err)
-			off = bodyEnd
+		if body.Err() != nil {
+			res.Skipped = append(res.Skipped, body.Failure())
 			continue
 		}
 		isCIE := false
@@ -429,20 +286,18 @@ func Parse(s *Section) (*Result, error) {
 		switch s.Kind {
 		case EHFrame:
 			isCIE = id == 0
-			cieOff = int64(idPos) - int64(id)
+			cieOff = idPos - int64(id)
 		case DebugFrame:
 			isCIE = (!is64 && id == 0xffffffff) || (is64 && id == ^uint64(0))
 			cieOff = int64(id)
 		}
 		if isCIE {
-			c := parseCIE(s, r, int64(start), is64)
-			cies[int64(start)] = c
+			c := parseCIE(s, &body, start)
+			cies[start] = c
 			res.CIEs = append(res.CIEs, c)
 		} else {
-			fdes = append(fdes, pending{off: int64(start), cieOff: cieOff, bodyStart: r.off, bodyEnd: bodyEnd, is64: is64})
+			fdes = append(fdes, pending{off: start, cieOff: cieOff, bodyStart: int(body.Pos()), bodyEnd: int(r.Pos())})
 		}
-		_ = bodyStart
-		off = bodyEnd
 	}
 	slab := make([]FDE, len(fdes))
 	for k, p := range fdes {
@@ -457,7 +312,8 @@ func Parse(s *Section) (*Result, error) {
 			res.Skipped = append(res.Skipped, &Error{Section: s.name(), Offset: p.off, Msg: fmt.Sprintf("FDE uses a bad CIE at %#x: %v", c.Offset, c.err)})
 			continue
 		}
-		r := &reader{sec: s, b: data, off: p.bodyStart, end: p.bodyEnd, order: s.Order}
+		r := &body
+		r.Reset(int64(p.bodyStart), data[p.bodyStart:p.bodyEnd])
 		f := &slab[k]
 		*f = FDE{Offset: p.off, CIE: c, sec: s}
 		if s.Kind == EHFrame || c.FDEEncoding != PEAbsptr {
@@ -465,37 +321,32 @@ func Parse(s *Section) (*Result, error) {
 			f.Size = r.rangeValue(c.FDEEncoding)
 		} else {
 			as := int(c.AddressSize)
-			f.Begin = r.addr(as)
-			f.Size = r.addr(as)
+			f.Begin = r.Sized(as)
+			f.Size = r.Sized(as)
 		}
 		if hasZ(c.Augmentation) {
-			n := r.uleb()
-			augEnd := r.off + int(min(n, uint64(r.end-r.off)))
-			if n > uint64(r.end-r.off) {
-				r.fail("augmentation data length %d past the entry end", n)
+			n := r.Uleb()
+			if n > uint64(r.Left()) {
+				r.Failf("augmentation data length %d past the entry end", n)
 			}
-			if c.LSDAEncoding != PEOmit && r.err == nil {
-				sub := *r
-				sub.end = augEnd
-				f.LSDA = sub.encoded(c.LSDAEncoding, f.Begin)
-				if sub.err != nil {
-					r.err = sub.err
-				}
-			}
-			if r.err == nil {
-				r.off = augEnd
+			if c.LSDAEncoding != PEOmit && r.Err() == nil {
+				aug := r.sub(n)
+				f.LSDA = aug.encoded(c.LSDAEncoding, f.Begin)
+				r.SetFailure(aug.Failure())
+			} else {
+				r.Skip(n)
 			}
 		}
-		if r.err != nil {
-			res.Skipped = append(res.Skipped, r.err)
+		if r.Err() != nil {
+			res.Skipped = append(res.Skipped, r.Failure())
 			continue
 		}
 		if f.Begin+f.Size < f.Begin || (s.PtrSize == 4 && f.Begin+f.Size > 1<<32) {
 			res.Skipped = append(res.Skipped, &Error{Section: s.name(), Offset: p.off, Msg: fmt.Sprintf("FDE range %#x+%#x overflows the address space", f.Begin, f.Size)})
 			continue
 		}
-		f.insnOff = int64(r.off)
-		f.Instructions = data[r.off:p.bodyEnd]
+		f.insnOff = r.Pos()
+		f.Instructions = r.Bytes(uint64(r.Left()))
 		res.FDEs = append(res.FDEs, f)
 	}
 	return res, nil
@@ -503,72 +354,59 @@ func Parse(s *Section) (*Result, error) {
 
 func hasZ(aug string) bool { return len(aug) > 0 && aug[0] == 'z' }
 
-func parseCIE(s *Section, r *reader, start int64, is64 bool) *CIE {
+// parseCIE reads a CIE from r, which holds its body after the CIE id.
+func parseCIE(s *Section, r *reader, start int64) *CIE {
 	c := &CIE{Offset: start, sec: s, FDEEncoding: PEAbsptr, LSDAEncoding: PEOmit, PersonalityEncoding: PEOmit}
 	c.AddressSize = uint8(s.PtrSize)
-	c.Version = r.u8()
+	c.Version = r.U8()
 	switch {
-	case r.err != nil:
+	case r.Err() != nil:
 	case s.Kind == EHFrame && c.Version != 1 && c.Version != 3:
-		r.fail("unsupported .eh_frame CIE version %d", c.Version)
+		r.Failf("unsupported .eh_frame CIE version %d", c.Version)
 	case s.Kind == DebugFrame && c.Version != 1 && c.Version != 3 && c.Version != 4:
-		r.fail("unsupported .debug_frame CIE version %d", c.Version)
+		r.Failf("unsupported .debug_frame CIE version %d", c.Version)
 	}
-	// Augmentation string, NUL-terminated.
-	augStart := r.off
-	for r.err == nil {
-		if !r.need(1) {
-			break
-		}
-		if r.b[r.off] == 0 {
-			c.Augmentation = string(r.b[augStart:r.off])
-			r.off++
-			break
-		}
-		r.off++
-	}
+	c.Augmentation = string(r.CString())
 	if c.Version == 4 {
-		c.AddressSize = r.u8()
-		c.SegmentSize = r.u8()
-		if r.err == nil && c.AddressSize != 1 && c.AddressSize != 2 && c.AddressSize != 4 && c.AddressSize != 8 {
-			r.fail("unsupported CIE address size %d", c.AddressSize)
+		c.AddressSize = r.U8()
+		c.SegmentSize = r.U8()
+		if r.Err() == nil && c.AddressSize != 1 && c.AddressSize != 2 && c.AddressSize != 4 && c.AddressSize != 8 {
+			r.Failf("unsupported CIE address size %d", c.AddressSize)
 		}
-		if r.err == nil && c.SegmentSize != 0 {
-			r.fail("unsupported CIE segment selector size %d", c.SegmentSize)
+		if r.Err() == nil && c.SegmentSize != 0 {
+			r.Failf("unsupported CIE segment selector size %d", c.SegmentSize)
 		}
 	}
 	aug := c.Augmentation
-	if r.err == nil && len(aug) >= 2 && aug[:2] == "eh" {
+	if r.Err() == nil && len(aug) >= 2 && aug[:2] == "eh" {
 		// Ancient GCC: an eh_ptr follows the augmentation.
-		r.addr(s.PtrSize)
+		r.Sized(s.PtrSize)
 		aug = aug[2:]
 	}
-	c.CodeAlign = r.uleb()
-	c.DataAlign = r.sleb()
+	c.CodeAlign = r.Uleb()
+	c.DataAlign = r.Sleb()
 	if c.Version == 1 {
-		c.RAReg = uint64(r.u8())
+		c.RAReg = uint64(r.U8())
 	} else {
-		c.RAReg = r.uleb()
+		c.RAReg = r.Uleb()
 	}
-	if r.err == nil && len(aug) > 0 {
+	if r.Err() == nil && len(aug) > 0 {
 		if aug[0] != 'z' {
-			r.fail("unknown augmentation %q", c.Augmentation)
+			r.Failf("unknown augmentation %q", c.Augmentation)
 		} else {
-			n := r.uleb()
-			if r.err == nil && n > uint64(r.end-r.off) {
-				r.fail("augmentation data length %d past the entry end", n)
+			n := r.Uleb()
+			if n > uint64(r.Left()) {
+				r.Failf("augmentation data length %d past the entry end", n)
 			}
-			augEnd := r.off + int(n)
-			sub := *r
-			sub.end = augEnd
-			for i := 1; i < len(aug) && sub.err == nil; i++ {
+			sub := r.sub(n)
+			for i := 1; i < len(aug) && sub.Err() == nil; i++ {
 				switch aug[i] {
 				case 'R':
-					c.FDEEncoding = sub.u8()
+					c.FDEEncoding = sub.U8()
 				case 'L':
-					c.LSDAEncoding = sub.u8()
+					c.LSDAEncoding = sub.U8()
 				case 'P':
-					c.PersonalityEncoding = sub.u8()
+					c.PersonalityEncoding = sub.U8()
 					c.Personality = sub.encoded(c.PersonalityEncoding, 0)
 				case 'S':
 					c.SignalFrame = true
@@ -577,26 +415,20 @@ func parseCIE(s *Section, r *reader, start int64, is64 bool) *CIE {
 				case 'G':
 					c.MTETagged = true
 				default:
-					sub.fail("unknown augmentation character %q in %q", aug[i], c.Augmentation)
+					sub.Failf("unknown augmentation character %q in %q", aug[i], c.Augmentation)
 				}
 			}
-			if sub.err != nil {
-				r.err = sub.err
-			} else {
-				r.off = augEnd
-			}
+			r.SetFailure(sub.Failure())
 		}
 	}
-	if r.err == nil && c.CodeAlign == 0 {
-		r.fail("code alignment factor 0")
+	if r.Err() == nil && c.CodeAlign == 0 {
+		r.Failf("code alignment factor 0")
 	}
-	if r.err == nil {
-		c.Initial = r.b[r.off:r.end]
-		c.initOff = int64(r.off)
+	if r.Err() == nil {
+		c.initOff = r.Pos()
+		c.Initial = r.Bytes(uint64(r.Left()))
 	}
-	if r.err != nil {
-		c.err = r.err
-	}
+	c.err = r.Err()
 	return c
 }
 
@@ -609,13 +441,13 @@ func ReadEncoded(s *Section, pos int, encs []uint8) ([]uint64, int, error) {
 	if pos < 0 || pos > len(s.Data) {
 		return nil, pos, &Error{Section: s.name(), Offset: int64(pos), Msg: "offset outside the section"}
 	}
-	r := &reader{sec: s, b: s.Data, off: pos, end: len(s.Data), order: s.Order}
+	r := newReader(s, pos, s.Data[pos:])
 	vals := make([]uint64, len(encs))
 	for i, e := range encs {
 		vals[i] = r.encoded(e, 0)
 	}
-	if r.err != nil {
-		return nil, r.off, r.err
+	if err := r.Err(); err != nil {
+		return nil, int(r.Pos()), err
 	}
-	return vals, r.off, nil
+	return vals, int(r.Pos()), nil
 }

@@ -83,20 +83,16 @@ type Insn struct {
 // InsnReader decodes a call frame instruction stream with a sticky error.
 type InsnReader struct {
 	r        reader
+	insns    []byte
 	cie      *CIE
 	err      *Error
 	fdeBegin uint64
 }
 
-// NewInsnReader decodes the instructions in b, which sit at section offset
-// pos of the CIE's section.
+// newInsnReader decodes the instructions in b, which sit at section offset
+// pos of the CIE's section (so that errors point at the right byte).
 func newInsnReader(c *CIE, b []byte, pos int64, fdeBegin uint64) InsnReader {
-	// Instruction bytes are a sub-slice of the section data; address them
-	// by section offset so errors point at the right byte.
-	sec := c.sec
-	ir := InsnReader{cie: c, fdeBegin: fdeBegin}
-	ir.r = reader{sec: sec, b: sec.Data, off: int(pos), end: int(pos) + len(b), order: sec.Order}
-	return ir
+	return InsnReader{r: newReader(c.sec, int(pos), b), insns: b, cie: c, fdeBegin: fdeBegin}
 }
 
 // CIEInsns returns a reader over the CIE's initial instructions.
@@ -120,13 +116,13 @@ func (ir *InsnReader) Err() error {
 // Next decodes the next instruction; false at the end or on error.
 func (ir *InsnReader) Next(in *Insn) bool {
 	r := &ir.r
-	if ir.err != nil || r.off >= r.end {
+	if ir.err != nil || r.Left() == 0 {
 		return false
 	}
 	c := ir.cie
-	start := r.off
-	*in = Insn{Pos: int64(start)}
-	b := r.u8()
+	start := r.Off()
+	*in = Insn{Pos: r.Pos()}
+	b := r.U8()
 	switch b & 0xc0 {
 	case 0x40:
 		in.Op = OpAdvanceLoc
@@ -134,7 +130,7 @@ func (ir *InsnReader) Next(in *Insn) bool {
 	case 0x80:
 		in.Op = OpOffset
 		in.Reg = uint64(b & 0x3f)
-		in.Off = int64(r.uleb()) * c.DataAlign
+		in.Off = int64(r.Uleb()) * c.DataAlign
 	case 0xc0:
 		in.Op = OpRestore
 		in.Reg = uint64(b & 0x3f)
@@ -146,56 +142,55 @@ func (ir *InsnReader) Next(in *Insn) bool {
 			if r.sec.Kind == EHFrame {
 				in.Delta = r.encoded(c.FDEEncoding, ir.fdeBegin)
 			} else {
-				in.Delta = r.addr(int(c.AddressSize))
+				in.Delta = r.Sized(int(c.AddressSize))
 			}
 		case OpAdvanceLoc1:
-			in.Delta = uint64(r.u8()) * c.CodeAlign
+			in.Delta = uint64(r.U8()) * c.CodeAlign
 		case OpAdvanceLoc2:
-			in.Delta = uint64(r.u16()) * c.CodeAlign
+			in.Delta = uint64(r.U16()) * c.CodeAlign
 		case OpAdvanceLoc4:
-			in.Delta = uint64(r.u32()) * c.CodeAlign
+			in.Delta = uint64(r.U32()) * c.CodeAlign
 		case OpMIPSAdvanceLoc8:
-			in.Delta = r.u64() * c.CodeAlign
+			in.Delta = r.U64() * c.CodeAlign
 		case OpOffsetExtended, OpValOffset:
-			in.Reg = r.uleb()
-			in.Off = int64(r.uleb()) * c.DataAlign
+			in.Reg = r.Uleb()
+			in.Off = int64(r.Uleb()) * c.DataAlign
 		case OpOffsetExtendedSF, OpValOffsetSF:
-			in.Reg = r.uleb()
-			in.Off = r.sleb() * c.DataAlign
+			in.Reg = r.Uleb()
+			in.Off = r.Sleb() * c.DataAlign
 		case OpGNUNegativeOffsetExtended:
-			in.Reg = r.uleb()
-			in.Off = -int64(r.uleb()) * c.DataAlign
+			in.Reg = r.Uleb()
+			in.Off = -int64(r.Uleb()) * c.DataAlign
 		case OpRestoreExtended, OpUndefined, OpSameValue, OpDefCFARegister:
-			in.Reg = r.uleb()
+			in.Reg = r.Uleb()
 		case OpRegister:
-			in.Reg = r.uleb()
-			in.Reg2 = r.uleb()
+			in.Reg = r.Uleb()
+			in.Reg2 = r.Uleb()
 		case OpDefCFA:
-			in.Reg = r.uleb()
-			in.Off = int64(r.uleb())
+			in.Reg = r.Uleb()
+			in.Off = int64(r.Uleb())
 		case OpDefCFASF:
-			in.Reg = r.uleb()
-			in.Off = r.sleb() * c.DataAlign
+			in.Reg = r.Uleb()
+			in.Off = r.Sleb() * c.DataAlign
 		case OpDefCFAOffset:
-			in.Off = int64(r.uleb())
+			in.Off = int64(r.Uleb())
 		case OpDefCFAOffsetSF:
-			in.Off = r.sleb() * c.DataAlign
+			in.Off = r.Sleb() * c.DataAlign
 		case OpDefCFAExpression:
-			in.Expr = r.bytes(r.uleb())
+			in.Expr = r.Bytes(r.Uleb())
 		case OpExpression, OpValExpression:
-			in.Reg = r.uleb()
-			in.Expr = r.bytes(r.uleb())
+			in.Reg = r.Uleb()
+			in.Expr = r.Bytes(r.Uleb())
 		case OpGNUArgsSize:
-			in.Off = int64(r.uleb())
+			in.Off = int64(r.Uleb())
 		default:
-			r.off = start
-			r.fail("unknown call frame instruction %#02x", b)
+			r.FailAt(in.Pos, fmt.Sprintf("unknown call frame instruction %#02x", b))
 		}
 	}
-	if r.err != nil {
-		ir.err = r.err
+	if r.Err() != nil {
+		ir.err = r.Failure()
 		return false
 	}
-	in.Raw = r.b[start:r.off]
+	in.Raw = ir.insns[start:r.Off():r.Off()]
 	return true
 }
