@@ -25,9 +25,9 @@ sample=${E2E_SAMPLE:-60}
 timeout=${E2E_TIMEOUT:-900}
 work=${E2E_WORK:-$cache/e2e}
 mem=${E2E_MEM:-512M}
-# Thirty inlined functions whose every site is judged: common helpers, bit
-# ops, atomics, list and skb accessors, and arch_static_branch (jump labels).
-judge_funcs=${E2E_JUDGE_FUNCS:-kmalloc,kzalloc,list_del,__list_add,INIT_LIST_HEAD,refcount_inc,spin_lock,spin_unlock_irqrestore,skb_network_header,skb_end_pointer,IS_ERR,PTR_ERR,sock_net,cpumask_test_cpu,rcu_read_lock,rcu_read_unlock,get_current,arch_static_branch,__fortify_strlen,test_ti_thread_flag,rol32,EXT4_SB,list_empty,atomic_read,set_bit,clear_bit,find_next_bit,static_key_false,_compound_head,read_pnet}
+# Thirty inlined functions all of whose sites are judged (about 2,600
+# sites): page tables, block, net, scheduler, cpumask, atomics, uaccess.
+judge_funcs=${E2E_JUDGE_FUNCS:-check_object_size,brelse,pmd_flags,cpumask_empty,arch_atomic_inc_not_zero,bdev_get_queue,is_vm_hugetlb_page,nlmsg_attrdata,serial_in,tnum_is_const,populated_zone,cfs_rq_of,trace_event_name,sg_assign_page,find_next_zero_bit,sysfs_create_file,pmd_bad,user_access_begin,skb_has_frag_list,pci_name,rht_lock,wait_on_buffer,sk_dst_reset,get_cred,native_cpuid,netif_running,task_pid_nr,get_page,kref_get,preempt_count}
 funcs="btfi_add3 btfi_stack btfi_spill btfi_deref btfi_fields btfi_konst btfi_wide btfi_outer btfi_inner"
 triggers="5 0x1234 0xfffffff0 123456789"
 seed=4242
@@ -70,9 +70,14 @@ phase "inputs ready"
 rm -rf "$work"; mkdir -p "$work/root/bin" "$work/root/e2e" "$work/root/"{proc,sys,dev,tmp}
 root=$work/root
 cp /bin/busybox "$root/bin/busybox"
-( cd "$here" && CGO_ENABLED=0 go build -trimpath -o "$root/bin/btfinline" ./cmd/btfinline &&
-  CGO_ENABLED=0 go build -trimpath -o "$root/bin/e2e-guest" ./e2e/guest &&
+( cd "$here" && CGO_ENABLED=0 go build -trimpath -o "$root/bin/e2e-guest" ./e2e/guest &&
   go build -o "$work/sitelist" ./e2e/sitelist )
+# The stand-in does not need btfinline: a tree whose btfinline does not
+# build yet still gets its boot, module and kprobe checks.
+if ! ( cd "$here" && CGO_ENABLED=0 go build -trimpath -o "$root/bin/btfinline" ./cmd/btfinline ); then
+  [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
+  log "warning: btfinline does not build; the perf stand-in goes on without it"
+fi
 cp "$here/e2e/init.sh" "$root/init"
 cp "$here/e2e/btfinline.sh" "$ko" "$root/e2e/"
 # shellcheck source=e2e/btfinline.sh
@@ -121,7 +126,8 @@ set -e
 phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
-tr -d '\r' <"$work/console.log" | sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
+tr -d '\r' <"$work/console.log" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
+  sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
 grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge|module)' "$work/results.txt" || true
 fail=""
 grep -q '^E2E-END' "$work/results.txt" || fail="the guest did not finish (see $work/console.log)"

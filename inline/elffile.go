@@ -3,7 +3,6 @@ package inline
 import (
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"github.com/btfinline/btfinline/internal/elfrel"
 	"io"
@@ -231,10 +230,6 @@ func (o *object) relocate(idx int, data []byte, fileSize int64) ([]byte, error) 
 		Read:        func(s *elf.Section) ([]byte, error) { return o.sectionBytes(s, fileSize) },
 	})
 	if err != nil {
-		var re *elfrel.Error
-		if errors.As(err, &re) {
-			return nil, &FormatError{Section: re.Section, Offset: re.Offset, Msg: re.Msg}
-		}
 		return nil, err
 	}
 	o.relWarn += res.Unsupported

@@ -3,6 +3,7 @@ package sframe
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"sort"
 )
 
@@ -174,15 +175,7 @@ func isCtrl(n, i int) bool {
 }
 
 // FormatError is an SFrame decoding error naming the section and offset.
-type FormatError struct {
-	Section string
-	Offset  int64
-	Msg     string
-}
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("%s+%#x: %s", e.Section, e.Offset, e.Msg)
-}
+type FormatError = dwarfbuf.Error
 
 const headerSize = 28
 

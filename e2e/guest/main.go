@@ -388,6 +388,7 @@ func judgeCmd(args []string) error {
 	}
 	kmsg := openKmsg()
 	defer kmsg.Close()
+	bl := readBlacklist()
 	start := time.Now()
 	reasons := map[string]int{}
 	bySection := map[string][2]int{}
@@ -417,7 +418,14 @@ func judgeCmd(args []string) error {
 			r := errnoName(err)
 			if msg := kmsg.drain(); msg != "" {
 				r += ": " + msg
+			} else if err == syscall.EINVAL {
+				if bl.contains(addr) {
+					r += ": in the kprobe blacklist (NOKPROBE_SYMBOL, noinstr, entry code)"
+				} else {
+					r += ": no message (jump label, static call, BUG, or not kernel text)"
+				}
 			}
+			r = f[1] + " " + r
 			reasons[r]++
 			if _, ok := examples[r]; !ok {
 				examples[r] = fmt.Sprintf("%s %s %s", f[1], f[2], f[3])
@@ -472,26 +480,27 @@ func kallsymsText() (uint64, error) {
 	return 0, errors.New("_text not in /proc/kallsyms")
 }
 
-
 // kmsgReader reads the kernel log records written since the last drain:
 // the kernel says why it refused a kprobe there ("Could not probe notrace
 // function ...", "kprobe: ...") while the write only returns an errno.
 type kmsgReader struct {
-	f *os.File
+	fd int // -1 when /dev/kmsg is not there
 }
 
+// openKmsg opens /dev/kmsg non-blocking with raw syscalls: an os.File
+// would hand the descriptor to Go's poller and block in Read.
 func openKmsg() *kmsgReader {
-	f, err := os.OpenFile("/dev/kmsg", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, err := syscall.Open("/dev/kmsg", syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return &kmsgReader{}
+		return &kmsgReader{fd: -1}
 	}
-	f.Seek(0, 2) // SEEK_END: only records from now on
-	return &kmsgReader{f: f}
+	syscall.Seek(fd, 0, 2) // SEEK_END: only records from now on
+	return &kmsgReader{fd: fd}
 }
 
 func (k *kmsgReader) Close() {
-	if k.f != nil {
-		k.f.Close()
+	if k.fd >= 0 {
+		syscall.Close(k.fd)
 	}
 }
 
@@ -500,13 +509,16 @@ var symbolRE = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+(/0x[0
 // drain returns the last message logged since the previous call, with
 // addresses and symbols blanked out so that equal reasons group together.
 func (k *kmsgReader) drain() string {
-	if k.f == nil {
+	if k.fd < 0 {
 		return ""
 	}
 	last := ""
 	buf := make([]byte, 8192)
 	for {
-		n, err := k.f.Read(buf)
+		n, err := syscall.Read(k.fd, buf)
+		if err == syscall.EPIPE {
+			continue // records were overwritten: read on
+		}
 		if n <= 0 || err != nil {
 			break
 		}
@@ -520,8 +532,40 @@ func (k *kmsgReader) drain() string {
 		last = rec
 	}
 	last = symbolRE.ReplaceAllString(last, "SYM")
-	if strings.HasPrefix(last, "Could not probe notrace function ") {
-		last = "Could not probe notrace function SYM"
+	if strings.Contains(last, "Could not probe notrace function") {
+		last = "Could not probe notrace function (no ftrace location in the function)"
 	}
 	return last
+}
+
+// blacklist holds the address ranges of /sys/kernel/debug/kprobes/blacklist.
+type blacklist [][2]uint64
+
+func readBlacklist() blacklist {
+	b, err := os.ReadFile("/sys/kernel/debug/kprobes/blacklist")
+	if err != nil {
+		return nil
+	}
+	var bl blacklist
+	for _, l := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) < 2 {
+			continue
+		}
+		lo, err1 := strconv.ParseUint(strings.TrimPrefix(fs[0], "0x"), 16, 64)
+		hi, err2 := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(fs[1], "-"), "0x"), 16, 64)
+		if err1 == nil && err2 == nil {
+			bl = append(bl, [2]uint64{lo, hi})
+		}
+	}
+	return bl
+}
+
+func (bl blacklist) contains(addr uint64) bool {
+	for _, r := range bl {
+		if addr >= r[0] && addr < r[1] {
+			return true
+		}
+	}
+	return false
 }

@@ -14,16 +14,11 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
 // Error names the relocation section and the byte offset of the entry.
-type Error struct {
-	Section string
-	Offset  int64
-	Msg     string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("%s+%#x: %s", e.Section, e.Offset, e.Msg) }
+type Error = dwarfbuf.Error
 
 // Options steer Apply.
 type Options struct {
