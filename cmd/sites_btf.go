@@ -85,22 +85,9 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 	return out, t, nil
 }
 
-// sortBTFSites orders sites like inline.SortSites: address, section,
-// section offset, function name.
+// sortBTFSites orders sites like inline.SortSites.
 func sortBTFSites(s []btfSite) {
-	sort.SliceStable(s, func(i, j int) bool {
-		a, b := &s[i], &s[j]
-		if a.Addr != b.Addr {
-			return a.Addr < b.Addr
-		}
-		if a.Section != b.Section {
-			return a.Section < b.Section
-		}
-		if a.SectionOff != b.SectionOff {
-			return a.SectionOff < b.SectionOff
-		}
-		return a.Func.Name < b.Func.Name
-	})
+	sort.SliceStable(s, func(i, j int) bool { return inline.LessSite(&s[i].Site, &s[j].Site) })
 }
 
 // runBTFSites is "sites" without --dwarf: it prints the placed sites with

@@ -306,30 +306,34 @@ func SortSites(sites []Site) {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := &sites[idx[i]], &sites[idx[j]]
-		if a.Addr != b.Addr {
-			return a.Addr < b.Addr
-		}
-		if a.Section != b.Section {
-			return a.Section < b.Section
-		}
-		if a.Func.Name != b.Func.Name {
-			return a.Func.Name < b.Func.Name
-		}
-		if a.Depth != b.Depth {
-			return a.Depth < b.Depth
-		}
-		if a.CallLine != b.CallLine {
-			return a.CallLine < b.CallLine
-		}
-		return a.CallFile < b.CallFile
-	})
+	sort.SliceStable(idx, func(i, j int) bool { return LessSite(&sites[idx[i]], &sites[idx[j]]) })
 	sorted := make([]Site, len(sites))
 	for i, j := range idx {
 		sorted[i] = sites[j]
 	}
 	copy(sites, sorted)
+}
+
+// LessSite is the order of SortSites: address, section, function name,
+// then what tells sites of one function at one address apart. Sites read
+// from BTF (no depth, no call line) sort the same way.
+func LessSite(a, b *Site) bool {
+	if a.Addr != b.Addr {
+		return a.Addr < b.Addr
+	}
+	if a.Section != b.Section {
+		return a.Section < b.Section
+	}
+	if a.Func.Name != b.Func.Name {
+		return a.Func.Name < b.Func.Name
+	}
+	if a.Depth != b.Depth {
+		return a.Depth < b.Depth
+	}
+	if a.CallLine != b.CallLine {
+		return a.CallLine < b.CallLine
+	}
+	return a.CallFile < b.CallFile
 }
 
 // internFuncs makes sites of the same function (same name, declaration

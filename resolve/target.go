@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
@@ -498,24 +497,6 @@ func (t *Target) Decoder() *Decoder {
 	d.AddrBase, d.AddrOK = t.addrBase, t.addrOK
 	d.Slide, d.SlideKnown = t.Slide, t.slideOK
 	return d
-}
-
-// SortSites orders sites by address (section, offset for relocatable
-// objects), then inlined function name.
-func SortSites(sites []inline.Site) {
-	sort.SliceStable(sites, func(i, j int) bool {
-		a, b := &sites[i], &sites[j]
-		if a.Addr != b.Addr {
-			return a.Addr < b.Addr
-		}
-		if a.Section != b.Section {
-			return a.Section < b.Section
-		}
-		if a.SectionOff != b.SectionOff {
-			return a.SectionOff < b.SectionOff
-		}
-		return a.Func.Name < b.Func.Name
-	})
 }
 
 // Sites decodes every site of the target (through locsec.Decode, so that
