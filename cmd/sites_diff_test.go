@@ -22,10 +22,10 @@ import (
 //     sit at (the DWARF path does not check traceability);
 //   - the DWARF path lists a site twice when two DW_TAG_inlined_subroutine
 //     entries give the same function, address and locations; encode keeps
-//     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped");
-//   - spellings of the DWARF reader that differ from the C declarator
-//     syntax of BTF (knownSpelling): both sides are normalised the same
-//     way, so the test keeps passing when the DWARF side is fixed.
+//     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped").
+//
+// Types are spelled by one algorithm (inline.CType) on both paths, so the
+// text must be identical.
 type siteDiffFixture struct {
 	name  string
 	path  string   // the object (relative to the repository root)
@@ -53,31 +53,11 @@ var siteDiffFixtures = []siteDiffFixture{
 	{name: "inline/sites-aarch64.o", path: "testdata/inline/sites-aarch64.o", bases: []string{"testdata/inline/sites-aarch64"}, pahole: true},
 }
 
-// knownSpelling are the DWARF reader's spellings that differ from the C
-// declarators of the BTF path, rewritten on both sides to one form:
-//
-//	pointer to function returning a pointer:  DWARF "void * (*)(int)"  BTF "void *(*)(int)"
-//	pointer to array:                          DWARF "u32[] *"          BTF "u32 (*)[256]"
-//	const pointer to array:                    DWARF "u32[] * const"    BTF "u32 (* const)[256]"
-//	array:                                     DWARF "u32[]"            BTF "u32[256]"
-//
-// The BTF spelling is the C one (pahole and bpftool print it); the DWARF
-// reader (package inline) does not read array bounds.
-var knownSpelling = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
-	{regexp.MustCompile(`\* \(\*`), "*(*"},
-	{regexp.MustCompile(`([\w)]) \((\*(?: const)?)\)\[\d*\]`), "$1[] $2"},
-	{regexp.MustCompile(`([\w)])\[\d+\]`), "$1[]"},
-}
-
 var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)
 
 // normSites splits a "sites" listing into sorted unique lines, with the
-// declared differences taken out. It returns how many lines had a
-// notrace mark and how many a known spelling.
-func normSites(out string) (lines []string, notrace, spelled int) {
+// notrace marks taken out, and counts those marks.
+func normSites(out string) (lines []string, notrace int) {
 	seen := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l == "" {
@@ -87,20 +67,13 @@ func normSites(out string) (lines []string, notrace, spelled int) {
 			l = l[:m[0]]
 			notrace++
 		}
-		n := l
-		for _, k := range knownSpelling {
-			n = k.re.ReplaceAllString(n, k.repl)
-		}
-		if n != l {
-			spelled++
-		}
-		if !seen[n] {
-			seen[n] = true
-			lines = append(lines, n)
+		if !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
 		}
 	}
 	sort.Strings(lines)
-	return lines, notrace, spelled
+	return lines, notrace
 }
 
 func runCLI(t testing.TB, args ...string) string {
@@ -113,7 +86,7 @@ func runCLI(t testing.TB, args ...string) string {
 }
 
 // diffSites encodes obj on bases, lists its sites both ways and compares.
-func diffSites(t *testing.T, obj string, bases []string) (n, notrace, spelled int) {
+func diffSites(t *testing.T, obj string, bases []string) (n, notrace int) {
 	t.Helper()
 	inl := filepath.Join(t.TempDir(), "obj.inline")
 	args := []string{"encode", obj, "-o", inl, "-q"}
@@ -127,8 +100,8 @@ func diffSites(t *testing.T, obj string, bases []string) (n, notrace, spelled in
 		args = append(args, "-B", b)
 	}
 	bt := runCLI(t, args...)
-	dl, dn, ds := normSites(dw)
-	bl, bn, bs := normSites(bt)
+	dl, dn := normSites(dw)
+	bl, bn := normSites(bt)
 	if dn != 0 {
 		t.Errorf("sites --dwarf printed %d notrace marks", dn)
 	}
@@ -136,7 +109,7 @@ func diffSites(t *testing.T, obj string, bases []string) (n, notrace, spelled in
 		t.Fatalf("no sites")
 	}
 	compareLines(t, dl, bl)
-	return len(bl), bn, ds + bs
+	return len(bl), bn
 }
 
 func compareLines(t *testing.T, dw, bt []string) {
@@ -174,8 +147,8 @@ func TestSitesDWARFvsBTF(t *testing.T) {
 			if fx.pahole {
 				obj, bases = withPaholeBTF(t, obj, bases)
 			}
-			n, notrace, spelled := diffSites(t, obj, bases)
-			t.Logf("%d sites equal; %d notrace marks, %d lines with a known spelling difference", n, notrace, spelled)
+			n, notrace := diffSites(t, obj, bases)
+			t.Logf("%d sites equal; %d notrace marks", n, notrace)
 		})
 	}
 }
@@ -231,8 +204,8 @@ func TestKernelSitesDWARFvsBTF(t *testing.T) {
 					t.Skip(err)
 				}
 			}
-			n, notrace, spelled := diffSites(t, obj, o.bases)
-			t.Logf("%d sites equal; %d notrace marks, %d lines with a known spelling difference", n, notrace, spelled)
+			n, notrace := diffSites(t, obj, o.bases)
+			t.Logf("%d sites equal; %d notrace marks", n, notrace)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
@@ -49,10 +48,10 @@ type funcInfo struct {
 }
 
 type typeInfo struct {
-	name   string
+	name   string // ct spelled in C
+	ct     *CType
 	size   int64 // -1 if unknown
 	signed bool
-	fnPtr  bool // name is a function pointer spelling "ret (*)(args)"
 }
 
 // pendingSite is an inlined subroutine whose children are being read.
@@ -676,7 +675,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 		fn.Return, fn.RetTypeOff = t.name, retType
 	}
 	for i, to := range typeOffs {
-		t := &typeInfo{name: "?", size: -1}
+		t := unknownType
 		if to != 0 {
 			t = w.typeAt(to, 0)
 		}
@@ -688,7 +687,26 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	return fi, nil
 }
 
-var unknownType = &typeInfo{name: "?", size: -1}
+var unknownType = &typeInfo{name: "?", ct: &CType{Name: "?"}, size: -1}
+
+// subrangeCount is the element count of a DW_TAG_subrange_type: its
+// DW_AT_count, or DW_AT_upper_bound + 1 (C arrays start at 0); -1 when
+// neither is a constant (flexible arrays, VLAs).
+func subrangeCount(e *dwarf.Entry) int64 {
+	switch v := e.Val(dwarf.AttrCount).(type) {
+	case int64:
+		return v
+	case uint64:
+		return int64(v)
+	}
+	switch v := e.Val(dwarf.AttrUpperBound).(type) {
+	case int64:
+		return v + 1
+	case uint64:
+		return int64(v) + 1
+	}
+	return -1
+}
 
 // typeAt spells the type at off in C and finds its size and signedness.
 func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
@@ -711,10 +729,10 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		size = -1
 	}
 	inner, hasInner := e.Val(dwarf.AttrType).(dwarf.Offset)
-	t := &typeInfo{name: name, size: size}
+	t := &typeInfo{size: size, ct: &CType{Kind: CNamed, Name: name}}
 	in := func() *typeInfo {
 		if !hasInner {
-			return &typeInfo{name: "void", size: -1}
+			return &typeInfo{size: -1}
 		}
 		return w.typeAt(inner, depth+1)
 	}
@@ -724,7 +742,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		t.signed = enc == 0x05 || enc == 0x06 || enc == 0x0d // signed, signed_char, signed_fixed
 	case dwarf.TagUnspecifiedType:
 		if name == "" {
-			t.name = "void"
+			t.ct.Name = "void"
 		}
 	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
 		if !hasSize {
@@ -736,44 +754,26 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		} else if e.Tag == dwarf.TagRvalueReferenceType {
 			star = "&&"
 		}
-		it := in()
-		switch {
-		case it.fnPtr:
-			t.name = strings.Replace(it.name, "(*", "(*"+star, 1)
-			t.fnPtr = true
-		case strings.HasSuffix(it.name, ")") && strings.Contains(it.name, " ("):
-			// Pointer to a function type "ret (args)".
-			i := strings.Index(it.name, " (")
-			t.name = it.name[:i] + " (" + star + ")" + it.name[i+1:]
-			t.fnPtr = true
-		case strings.HasSuffix(it.name, "*"):
-			t.name = it.name + star
-		default:
-			t.name = it.name + " " + star
-		}
+		t.ct = &CType{Kind: CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
 			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.Tag]
 		it := in()
-		t.size, t.signed, t.fnPtr = it.size, it.signed, it.fnPtr
-		if strings.HasSuffix(it.name, "*") || it.fnPtr {
-			t.name = it.name + " " + q
-		} else {
-			t.name = q + " " + it.name
-		}
+		t.size, t.signed = it.size, it.signed
+		t.ct = &CType{Kind: CQual, Name: q, Elem: it.ct}
 	case dwarf.TagTypedef:
 		it := in()
 		t.size, t.signed = it.size, it.signed
 		if name == "" {
-			t.name = it.name
+			t.ct = it.ct
 		}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
 		kw := map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
 			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.Tag]
 		if name == "" {
-			name = "(anon)"
+			name = "{...}"
 		}
-		t.name = kw + " " + name
+		t.ct.Name = kw + " " + name
 		if e.Tag == dwarf.TagEnumerationType && hasInner {
 			it := w.typeAt(inner, depth+1)
 			t.signed = it.signed
@@ -782,13 +782,37 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			}
 		}
 	case dwarf.TagArrayType:
-		it := in()
-		t.name = it.name + "[]"
+		// One CArray per dimension (DW_TAG_subrange_type children),
+		// outermost first; read them before recursing, which moves the
+		// lookup reader.
+		var dims []int64
+		if e.Children {
+			for {
+				c, err := w.lk.Next()
+				if err != nil || c == nil || c.Tag == 0 {
+					break
+				}
+				if c.Tag == dwarf.TagSubrangeType {
+					dims = append(dims, subrangeCount(c))
+				}
+				if c.Children {
+					w.lk.SkipChildren()
+				}
+			}
+		}
+		if len(dims) == 0 {
+			dims = []int64{-1}
+		}
+		ct := in().ct
+		for i := len(dims) - 1; i >= 0; i-- {
+			ct = &CType{Kind: CArray, N: dims[i], Elem: ct}
+		}
+		t.ct = ct
 	case dwarf.TagSubroutineType:
 		// Collect the argument types before recursing: the lookup
 		// reader is reused by the recursion.
 		var args []dwarf.Offset
-		variadic := false
+		fn := &CType{Kind: CFunc}
 		if e.Children {
 			for {
 				c, err := w.lk.Next()
@@ -799,30 +823,24 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 					a, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
 					args = append(args, a)
 				} else if c.Tag == dwarf.TagUnspecifiedParameters {
-					variadic = true
+					fn.Variadic = true
 				}
 				if c.Children {
 					w.lk.SkipChildren()
 				}
 			}
 		}
-		ret := in()
-		var parts []string
+		fn.Elem = in().ct
 		for _, a := range args {
-			parts = append(parts, w.typeAt(a, depth+1).name)
+			fn.Args = append(fn.Args, w.typeAt(a, depth+1).ct)
 		}
-		if variadic {
-			parts = append(parts, "...")
-		}
-		if len(parts) == 0 {
-			parts = []string{"void"}
-		}
-		t.name = ret.name + " (" + strings.Join(parts, ", ") + ")"
+		t.ct = fn
 	default:
 		if name == "" {
-			t.name = "?"
+			t.ct.Name = "?"
 		}
 	}
+	t.name = t.ct.String()
 	w.types[off] = t
 	return t
 }
