@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Options describe the section header of the section being written. Zero
@@ -125,6 +126,11 @@ type Placed struct {
 // in one rewrite. When every section already holds exactly its bytes the
 // returned image is nil and every Placed says Unchanged.
 func BuildSections(raw []byte, secs []Section) ([]byte, []Placed, error) {
+	for _, s := range secs {
+		if s.Name == "" || strings.IndexByte(s.Name, 0) >= 0 {
+			return nil, nil, fmt.Errorf("invalid section name %q", s.Name)
+		}
+	}
 	img, err := parse(raw)
 	if err != nil {
 		return nil, nil, err
