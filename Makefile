@@ -57,7 +57,7 @@ check-kernel:
 
 # End-to-end on the real Debian 6.1 kernel under qemu: kprobes at the test
 # module's inline sites checked against the values it prints, and the kernel
-# asked to accept kprobes at ~7,600 vmlinux inline sites (e2e/README.md).
+# asked to accept kprobes at ~7,800 vmlinux inline sites (e2e/README.md).
 # E2E_RESOLVER=perf swaps btfinline for the perf/DWARF stand-in.
 e2e:
 	@e2e/run.sh

@@ -12,7 +12,7 @@
 # with the argument names of the C parameters (a struct split over two
 # registers as NAME_FIELD, e.g. w_lo and w_hi).
 
-: "${E2E_RESOLVER:=perf}"
+: "${E2E_RESOLVER:=btfinline}"
 : "${BTFINLINE:=btfinline}"
 
 # --- host side ---------------------------------------------------------------
@@ -46,6 +46,13 @@ btfi_sites_traceable() {
 btfi_resolve_file() {
 	"$BTFINLINE" resolve "$1" "$3" -B "$4" -B "$2" --format kprobe |
 		sed -n 's/^# (notrace: module init text.*) \(p:inline\/\)/\1/; /^p:/p'
+}
+
+# btfi_resolve_vmlinux FUNC VMLINUX_INLINE VMLINUX: kprobe lines for the
+# sites of FUNC in vmlinux, from the files; the guest's --running answer
+# must be the same lines (caller+offset forms do not depend on KASLR).
+btfi_resolve_vmlinux() {
+	"$BTFINLINE" resolve "$1" "$2" -B "$3" --format kprobe | grep '^p:'
 }
 
 # --- guest side ---------------------------------------------------------------

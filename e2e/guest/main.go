@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -127,8 +128,13 @@ func readLines(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readLinesFrom(string(b))
+}
+
+// readLinesFrom returns the non-empty lines of s that are not comments.
+func readLinesFrom(s string) ([]string, error) {
 	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
 		if l != "" && !strings.HasPrefix(l, "#") {
 			out = append(out, l)
@@ -147,10 +153,17 @@ func probeCmd(args []string) error {
 		return err
 	}
 	ok := 0
+	kmsg := openKmsg()
+	defer kmsg.Close()
 	for _, d := range defs {
 		clearErrorLog()
+		kmsg.drain()
 		if err := writeEvent(d); err != nil {
-			fmt.Printf("E2E refused %s: %s (%s)\n", d, errnoName(err), lastErrorLog())
+			why := kmsg.drain()
+			if why == "" {
+				why = lastErrorLog()
+			}
+			fmt.Printf("E2E refused %s: %s (%s)\n", d, errnoName(err), why)
 			continue
 		}
 		ok++
@@ -267,21 +280,31 @@ func checkCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	probes := map[string]probeDef{}
-	for _, d := range defs {
-		p, err := parseProbe(d)
-		if err != nil {
-			return err
-		}
-		probes[p.event] = p
-	}
 	lines, err := readLines(args[1])
 	if err != nil {
 		return err
 	}
+	_, err = check(os.Stdout, defs, lines)
+	return err
+}
+
+// checkResult counts what check saw.
+type checkResult struct {
+	probed, hit, checked, matched, mismatched, unavailable, unpaired int
+}
+
+func check(w io.Writer, defs, lines []string) (checkResult, error) {
+	var res checkResult
+	probes := map[string]probeDef{}
+	for _, d := range defs {
+		p, err := parseProbe(d)
+		if err != nil {
+			return res, err
+		}
+		probes[p.event] = p
+	}
 	pending := map[string][]hit{}
 	hits := map[string]int{}
-	var checked, matched, unavailable, mismatched, unpaired int
 	for _, l := range lines {
 		if m := refRE.FindStringSubmatch(l); m != nil && strings.Contains(l, "console:") {
 			fn := m[1]
@@ -299,23 +322,23 @@ func checkCmd(args []string) error {
 				tv, fetched := got[r.key]
 				if !fetched {
 					if !r.optional {
-						unavailable++
-						fmt.Printf("E2E unavailable %s %s %s\n", h.probe.event, h.where, r.key)
+						res.unavailable++
+						fmt.Fprintf(w, "E2E unavailable %s %s %s\n", h.probe.event, h.where, r.key)
 					}
 					continue
 				}
-				checked++
+				res.checked++
 				typ := h.probe.types[r.key]
 				bits, _ := typeWidth(typ)
 				want, err1 := strconv.ParseUint(strings.TrimPrefix(r.val, "0x"), 16, 64)
 				have, err2 := parseTraceValue(tv, typ)
 				if err1 == nil && err2 == nil && mask(want, bits) == mask(have, bits) {
-					matched++
-					fmt.Printf("E2E match %s %s %s=%s (%s)\n", h.probe.event, h.where, r.key, tv, typ)
+					res.matched++
+					fmt.Fprintf(w, "E2E match %s %s %s=%s (%s)\n", h.probe.event, h.where, r.key, tv, typ)
 					continue
 				}
-				mismatched++
-				fmt.Printf("E2E MISMATCH %s %s %s: kprobe %s (%s), printk %s\n", h.probe.event, h.where, r.key, tv, typ, r.val)
+				res.mismatched++
+				fmt.Fprintf(w, "E2E MISMATCH %s %s %s: kprobe %s (%s), printk %s\n", h.probe.event, h.where, r.key, tv, typ, r.val)
 			}
 			continue
 		}
@@ -330,10 +353,15 @@ func checkCmd(args []string) error {
 		hits[p.event]++
 		pending[p.fn] = append(pending[p.fn], hit{p, m[2], fields(m[3])})
 	}
-	for fn, q := range pending {
-		unpaired += len(q)
-		for _, h := range q {
-			fmt.Printf("E2E UNPAIRED %s %s: kprobe hit without a printk reference of %s\n", h.probe.event, h.where, fn)
+	var fns []string
+	for fn := range pending {
+		fns = append(fns, fn)
+	}
+	sort.Strings(fns)
+	for _, fn := range fns {
+		for _, h := range pending[fn] {
+			res.unpaired++
+			fmt.Fprintf(w, "E2E UNPAIRED %s %s: kprobe hit without a printk reference of %s\n", h.probe.event, h.where, fn)
 		}
 	}
 	var events []string
@@ -341,16 +369,16 @@ func checkCmd(args []string) error {
 		events = append(events, ev)
 	}
 	sort.Strings(events)
-	silent := 0
+	res.probed = len(probes)
 	for _, ev := range events {
-		fmt.Printf("E2E hits %s %d\n", ev, hits[ev])
-		if hits[ev] == 0 {
-			silent++
+		fmt.Fprintf(w, "E2E hits %s %d\n", ev, hits[ev])
+		if hits[ev] > 0 {
+			res.hit++
 		}
 	}
-	fmt.Printf("E2E summary sites probed=%d, sites hit=%d, arguments checked=%d, matched=%d, mismatched=%d, unavailable=%d, unpaired=%d\n",
-		len(probes), len(probes)-silent, checked, matched, mismatched, unavailable, unpaired)
-	return nil
+	fmt.Fprintf(w, "E2E summary sites probed=%d, sites hit=%d, arguments checked=%d, matched=%d, mismatched=%d, unavailable=%d, unpaired=%d\n",
+		res.probed, res.hit, res.checked, res.matched, res.mismatched, res.unavailable, res.unpaired)
+	return res, nil
 }
 
 // judgeCmd places a kprobe at every site of a list (ADDR SECTION
@@ -362,6 +390,7 @@ func judgeCmd(args []string) error {
 	batch := fs.Int("batch", 256, "kprobes registered before the batch is removed")
 	linkText := fs.String("text", "ffffffff81000000", "link-time address of _text")
 	limit := fs.Int("limit", 0, "stop after this many sites (0: all)")
+	traceable := fs.String("traceable", "", "site list of a traceability oracle (btfinline sites --traceable): count its verdicts against the kernel's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -380,9 +409,24 @@ func judgeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	lines = uniqueAddrs(lines)
 	if *limit > 0 && len(lines) > *limit {
 		lines = lines[:*limit]
 	}
+	var oracle map[string]bool
+	if *traceable != "" {
+		tl, err := readLines(*traceable)
+		if err != nil {
+			return err
+		}
+		oracle = map[string]bool{}
+		for _, l := range tl {
+			oracle[strings.Fields(l)[0]] = true
+		}
+	}
+	// matrix[said traceable][kernel accepted]
+	var matrix [2][2]int
+	matrixEx := map[[2]int]string{}
 	if err := clearEvents(); err != nil {
 		return err
 	}
@@ -409,6 +453,13 @@ func judgeCmd(args []string) error {
 		if (i+1)%1000 == 0 {
 			fmt.Printf("E2E judge progress %d/%d %.1fs\n", i+1, len(lines), time.Since(start).Seconds())
 		}
+		if oracle != nil {
+			said, got := b2i(oracle[f[0]]), b2i(err == nil)
+			matrix[said][got]++
+			if _, ok := matrixEx[[2]int{said, got}]; !ok {
+				matrixEx[[2]int{said, got}] = f[2] + " " + f[3]
+			}
+		}
 		sec := bySection[f[1]]
 		if err == nil {
 			accepted++
@@ -418,7 +469,7 @@ func judgeCmd(args []string) error {
 			r := errnoName(err)
 			if msg := kmsg.drain(); msg != "" {
 				r += ": " + msg
-			} else if err == syscall.EINVAL {
+			} else if errors.Is(err, syscall.EINVAL) {
 				if bl.contains(addr) {
 					r += ": in the kprobe blacklist (NOKPROBE_SYMBOL, noinstr, entry code)"
 				} else {
@@ -452,6 +503,15 @@ func judgeCmd(args []string) error {
 	sort.Slice(rs, func(i, j int) bool { return reasons[rs[i]] > reasons[rs[j]] })
 	for _, r := range rs {
 		fmt.Printf("E2E judge refused %d: %s, e.g. %s\n", reasons[r], r, examples[r])
+	}
+	if oracle != nil {
+		yn := [2]string{"no", "yes"}
+		for said := 1; said >= 0; said-- {
+			for got := 1; got >= 0; got-- {
+				fmt.Printf("E2E judge oracle traceable=%s kernel=%s: %d, e.g. %s\n", yn[said],
+					map[int]string{0: "refused", 1: "accepted"}[got], matrix[said][got], matrixEx[[2]int{said, got}])
+			}
+		}
 	}
 	var secs []string
 	for s := range bySection {
@@ -568,4 +628,26 @@ func (bl blacklist) contains(addr uint64) bool {
 		}
 	}
 	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// uniqueAddrs keeps the first line of each address: the kernel's verdict
+// is per address, and several inlined functions may start at one.
+func uniqueAddrs(lines []string) []string {
+	seen := map[string]bool{}
+	out := lines[:0:0]
+	for _, l := range lines {
+		a, _, _ := strings.Cut(l, " ")
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// Lines in the shape the 6.1 kernel writes them to tracefs "trace": kprobe
+// hits of events defined by btfinline resolve, and printk:console events
+// carrying the module's reference lines.
+const probes = `
+p:inline/btfi_add3_1 btfi_e2e:btfi_call_regs+0x25 a=%bp:u32 b=%bx:u64 c=%r12:s32
+p:inline/btfi_konst_1 btfi_e2e:btfi_call_misc+0x1a x=%si:u32 k=\0xa:u32
+p:inline/btfi_deref_1 btfi_e2e:btfi_call_mem+0x5 p=%di:x64
+p:inline/btfi_outer_1 btfi_e2e:btfi_call_misc+0x6b x=%si:x32 y=%r12:x32
+p:inline/btfi_inner_1 btfi_e2e:btfi_call_misc+0x80 p=%si:x32
+`
+
+func trace(lines ...string) []string {
+	var out []string
+	for i, l := range lines {
+		ts := "  10.0000" + string(rune('0'+i%10))
+		if strings.HasPrefix(l, "btfi: ") {
+			out = append(out, "              sh-85      [000] .....  "+ts+": console: "+l)
+		} else {
+			out = append(out, "              sh-85      [000] d....  "+ts+": "+l)
+		}
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	defs, err := readLinesFrom(probes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  checkResult
+	}{
+		{"match", trace(
+			"btfi_add3_1: (btfi_call_regs+0x25/0x5a [btfi_e2e]) a=10 b=4294967331 c=-8",
+			"btfi: fn=btfi_add3 a=0xa b=0x100000023 c=0xfffffffffffffff8",
+			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=6 k=10",
+			"btfi: fn=btfi_konst x=0x6 k=0xa",
+		), checkResult{probed: 5, hit: 2, checked: 5, matched: 5}},
+		{"mismatch", trace(
+			"btfi_add3_1: (btfi_call_regs+0x25/0x5a [btfi_e2e]) a=11 b=4294967331 c=-8",
+			"btfi: fn=btfi_add3 a=0xa b=0x100000023 c=0xfffffffffffffff8",
+		), checkResult{probed: 5, hit: 1, checked: 3, matched: 2, mismatched: 1}},
+		{"width", trace(
+			// a u32 fetch is compared on 32 bits only.
+			"btfi_add3_1: (btfi_call_regs+0x25/0x5a [btfi_e2e]) a=4294967295 b=1 c=-1",
+			"btfi: fn=btfi_add3 a=0xffffffff b=0x1 c=0xffffffffffffffff",
+		), checkResult{probed: 5, hit: 1, checked: 3, matched: 3}},
+		{"optional and unavailable", trace(
+			"btfi_deref_1: (btfi_call_mem+0x5/0x67 [btfi_e2e]) p=0xff44fff780013a30",
+			"btfi: fn=btfi_deref p=0xff44fff780013a30 *p_a=0x5 *p_b=0x6",
+			"btfi_inner_1: (btfi_call_misc+0x80/0xb3 [btfi_e2e]) p=0x3",
+			"btfi: fn=btfi_inner p=0x3 q=0x4",
+		), checkResult{probed: 5, hit: 2, checked: 2, matched: 2, unavailable: 1}},
+		{"nested", trace(
+			"btfi_outer_1: (btfi_call_misc+0x6b/0xb3 [btfi_e2e]) x=0x1 y=0x2",
+			"btfi: fn=btfi_outer x=0x1 y=0x2",
+			"btfi_inner_1: (btfi_call_misc+0x80/0xb3 [btfi_e2e]) p=0x3",
+			"btfi: fn=btfi_inner p=0x3",
+		), checkResult{probed: 5, hit: 2, checked: 3, matched: 3}},
+		{"unpaired", trace(
+			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=6 k=10",
+		), checkResult{probed: 5, hit: 1, unpaired: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := check(io.Discard, defs, tc.trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseProbe(t *testing.T) {
+	p, err := parseProbe(`p:inline/btfi_konst_12 btfi_e2e:btfi_call_misc+0x1a x=%si:u32 k=\0xa:s16`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.event != "btfi_konst_12" || p.fn != "btfi_konst" || p.types["x"] != "u32" || p.types["k"] != "s16" {
+		t.Errorf("parseProbe: %+v", p)
+	}
+	if _, err := parseProbe("r:foo bar"); err == nil {
+		t.Error("a kretprobe line was accepted")
+	}
+}
+
+func TestUniqueAddrs(t *testing.T) {
+	got := uniqueAddrs([]string{"a .text f+0x1 g", "a .text f+0x1 h", "b .text f+0x2 g"})
+	if len(got) != 2 || !strings.HasSuffix(got[0], " g") {
+		t.Errorf("uniqueAddrs: %q", got)
+	}
+}
