@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -200,32 +199,8 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	return st, nil
 }
 
-// ftraceSites returns the sorted addresses of the ftrace call sites
-// (x86-64 6.1: __mcount_loc, the addresses of "call __fentry__"; arm64 with
-// DYNAMIC_FTRACE_WITH_ARGS: __patchable_function_entries).
-func ftraceSites(t *Target) ([]uint64, error) {
-	for _, p := range [][2]string{{"__start_mcount_loc", "__stop_mcount_loc"}, {"__start_patchable_function_entries", "__stop_patchable_function_entries"}} {
-		a, ok1 := t.markers[p[0]]
-		b, ok2 := t.markers[p[1]]
-		if ok1 && ok2 && b > a {
-			l, err := readAddrs(t.elf, a, b)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p[0], err)
-			}
-			slices.Sort(l)
-			return l, nil
-		}
-	}
-	if s := t.elf.Section("__mcount_loc"); s != nil && s.Addr != 0 {
-		l, err := readAddrs(t.elf, s.Addr, s.Addr+s.Size)
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(l)
-		return l, nil
-	}
-	return nil, nil
-}
+// ftraceSites returns the sorted addresses of the ftrace call sites.
+func ftraceSites(t *Target) ([]uint64, error) { return ftraceLocations(t.elf, t.markers) }
 
 func pct(n, d int) string {
 	if d == 0 {

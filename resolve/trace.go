@@ -27,6 +27,11 @@ type Rules struct {
 	// address and searched by bisection.
 	points map[string][]Region
 	syms   *SymTab
+	// ftrace holds the ftrace call sites by section ("" in a linked
+	// object), sorted; nil when unknown. ftraceNames, for a running kernel
+	// read without its ELF, the names of the functions that have one.
+	ftrace      map[string][]uint64
+	ftraceNames map[string]bool
 	// Notes says which rules could not be applied (e.g. the debugfs
 	// blacklist was unreadable); printed once by the commands.
 	Notes []string
@@ -69,7 +74,7 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 			}
 		}
 	}
-	return ""
+	return r.checkNotrace(section, addr, caller)
 }
 
 func (r *Rules) within(section string, addr uint64) string {
@@ -144,6 +149,15 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 		if err := r.relPatchSites(f); err != nil {
 			return nil, err
 		}
+		ft, err := relFtraceLocations(f)
+		if err != nil {
+			return nil, err
+		}
+		if ft != nil {
+			r.setFtrace(ft)
+		} else {
+			r.Notes = append(r.Notes, "no __mcount_loc table: notrace functions not checked")
+		}
 		r.sort()
 		return r, nil
 	}
@@ -179,6 +193,15 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 	}
 	if err := r.patchSites(f, markers); err != nil {
 		return nil, err
+	}
+	ft, err := ftraceLocations(f, markers)
+	if err != nil {
+		return nil, err
+	}
+	if ft != nil {
+		r.setFtrace(map[string][]uint64{"": ft})
+	} else {
+		r.Notes = append(r.Notes, "no __mcount_loc or __patchable_function_entries table: notrace functions not checked")
 	}
 	r.sort()
 	return r, nil
@@ -435,6 +458,13 @@ func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error
 	}
 	if !ok {
 		r.Notes = append(r.Notes, "/sys/kernel/debug/kprobes/blacklist unreadable: NOKPROBE_SYMBOL functions not checked (mount debugfs and run as root)")
+	}
+	if names, ok, err := sys.FtraceFunctions(); err != nil {
+		return nil, err
+	} else if ok {
+		r.ftraceNames = names
+	} else {
+		r.Notes = append(r.Notes, "available_filter_functions unreadable: notrace functions not checked (mount tracefs and run as root)")
 	}
 	// The jump-label, static-call and BUG() tables are in kernel memory
 	// only; the ELF has them (FILE --running).

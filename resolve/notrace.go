@@ -1,0 +1,178 @@
+package resolve
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/btfinline/btfinline/internal/elfrel"
+)
+
+// The kprobe-event rule of kernel/trace/trace_kprobe.c (6.1,
+// within_notrace_func): without CONFIG_KPROBE_EVENTS_ON_NOTRACE, which
+// distribution kernels leave unset, a kprobe event (tracefs, perf, BPF
+// kprobe links) is refused in any function that has no ftrace location
+// (notrace, and the .cold parts of functions), unless the address is in a
+// suffixed symbol (foo.cold, foo.isra.0) whose unsuffixed foo has one. The
+// kernel says "Could not probe notrace function". e2e/README.md shows the
+// kernel refusing exactly these sites.
+
+// notraceReason is the text Check gives for the rule.
+func notraceReason(fn string) string {
+	return "notrace function " + fn + ": no ftrace location, kprobe events refuse it (CONFIG_KPROBE_EVENTS_ON_NOTRACE=n)"
+}
+
+// setFtrace records the ftrace call sites of a linked object (key "") or,
+// for a relocatable one, per section (offsets).
+func (r *Rules) setFtrace(sites map[string][]uint64) {
+	for _, l := range sites {
+		slices.Sort(l)
+	}
+	r.ftrace = sites
+}
+
+// hasFtrace reports whether [start, end) of section holds an ftrace site.
+func (r *Rules) hasFtrace(section string, start, end uint64) bool {
+	key := ""
+	if r.rel {
+		key = section
+	}
+	l := r.ftrace[key]
+	i := sort.Search(len(l), func(i int) bool { return l[i] >= start })
+	return i < len(l) && l[i] < end
+}
+
+// checkNotrace applies the rule to addr inside caller; "" when allowed or
+// when the rule cannot be applied (no ftrace table, no symbol).
+func (r *Rules) checkNotrace(section string, addr uint64, caller string) string {
+	if r.syms == nil {
+		return ""
+	}
+	if r.ftraceNames != nil {
+		return r.checkNotraceByName(caller)
+	}
+	if r.ftrace == nil {
+		return ""
+	}
+	s, _, ok := r.syms.Lookup(section, addr)
+	if !ok {
+		return "" // kallsyms_lookup_size_offset fails: the kernel allows it
+	}
+	if r.hasFtrace(section, s.Addr, s.Addr+max(s.Size, 1)) {
+		return ""
+	}
+	if i := strings.IndexByte(s.Name, '.'); i > 0 {
+		base := r.syms.ByName(s.Name[:i])
+		if len(base) > 0 {
+			b := base[0]
+			if r.hasFtrace(b.Section, b.Addr, b.Addr+max(b.Size, 1)) {
+				return ""
+			}
+		}
+	}
+	return notraceReason(s.Name)
+}
+
+// checkNotraceByName is the rule for the running kernel without its ELF:
+// the functions with an ftrace location are the names tracefs lists in
+// available_filter_functions.
+func (r *Rules) checkNotraceByName(caller string) string {
+	if caller == "" || caller == "?" {
+		return ""
+	}
+	if r.ftraceNames[caller] {
+		return ""
+	}
+	if i := strings.IndexByte(caller, '.'); i > 0 && r.ftraceNames[caller[:i]] {
+		return ""
+	}
+	return notraceReason(caller)
+}
+
+// ftraceLocations reads the ftrace call sites of a linked kernel image:
+// __mcount_loc (x86-64 6.1, the addresses of "call __fentry__") or
+// __patchable_function_entries (arm64), bounded by their linker symbols
+// or by the section.
+func ftraceLocations(f *elf.File, markers map[string]uint64) ([]uint64, error) {
+	for _, p := range [][2]string{{"__start_mcount_loc", "__stop_mcount_loc"}, {"__start_patchable_function_entries", "__stop_patchable_function_entries"}} {
+		a, ok1 := markers[p[0]]
+		b, ok2 := markers[p[1]]
+		if ok1 && ok2 && b > a {
+			l, err := readAddrs(f, a, b)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p[0], err)
+			}
+			slices.Sort(l)
+			return l, nil
+		}
+	}
+	if s := f.Section("__mcount_loc"); s != nil && s.Addr != 0 {
+		l, err := readAddrs(f, s.Addr, s.Addr+s.Size)
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(l)
+		return l, nil
+	}
+	return nil, nil
+}
+
+// relFtraceLocations reads a module's __mcount_loc (or
+// __patchable_function_entries): words that the module loader fills from
+// relocations against the code sections, as section offsets.
+func relFtraceLocations(f *elf.File) (map[string][]uint64, error) {
+	for _, name := range []string{"__mcount_loc", "__patchable_function_entries"} {
+		idx := -1
+		for i, s := range f.Sections {
+			if s.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			continue
+		}
+		rels, err := elfrel.Read(f, idx, elfrel.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out := map[string][]uint64{}
+		for _, rl := range rels {
+			if rl.Section < 0 {
+				continue
+			}
+			sec := f.Sections[rl.Section].Name
+			out[sec] = append(out[sec], rl.Value)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// FtraceFunctions reads available_filter_functions from tracefs (or its
+// debugfs mount): the functions with an ftrace location, "name" or
+// "name [module]" per line. ok is false when it is unreadable.
+func (s System) FtraceFunctions() (map[string]bool, bool, error) {
+	for _, p := range []string{"/sys/kernel/tracing/available_filter_functions", "/sys/kernel/debug/tracing/available_filter_functions"} {
+		f, err := os.Open(s.path(p))
+		if err != nil {
+			continue
+		}
+		defer f.Close()
+		names := map[string]bool{}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if fs := strings.Fields(sc.Text()); len(fs) > 0 {
+				names[fs[0]] = true
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", p, err)
+		}
+		return names, true, nil
+	}
+	return nil, false, nil
+}
