@@ -16,7 +16,7 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/btfinline
 
-test: lint unit check-kernel
+test: lint unit check-kernel e2e
 
 unit:
 	@eval "$$(scripts/setup)" && $(GO) test -count=1 ./...
