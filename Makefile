@@ -1,7 +1,8 @@
 # btfinline developer targets. "make test" is the one test command (CI runs
 # exactly it): it installs what the tests compare against (scripts/setup),
 # checks formatting, vet and staticcheck, runs the unit tests, then the
-# whole-kernel checks on the Debian 6.1 kernel (check-kernel).
+# whole-kernel checks on the Debian 6.1 kernel (check-kernel) and the qemu
+# end-to-end run (e2e).
 GO        ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 SHARED    ?= $(CURDIR)/../shared
