@@ -67,8 +67,22 @@ func ELFBase(f *elf.File) func(section string) (uint64, error) {
 // Sites of one FUNC share one *inline.Func: Func.FuncID, parameter names,
 // C type spellings and TypeIDs, and the return type, from the FUNC_PROTO.
 func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline.Site, error) {
-	d := &decoder{spec: spec, base: base,
-		funcs: map[btf.TypeID]*inline.Func{}, protos: map[btf.TypeID][]inline.Location{}}
+	d := NewReader(spec)
+	var baseErr error
+	if base != nil {
+		var objBase *uint64
+		d.Addr = func(v uint64) (uint64, string) {
+			if objBase == nil {
+				b, err := base("")
+				if err != nil {
+					baseErr = fmt.Errorf("object base address: %v", err)
+					return 0, baseErr.Error()
+				}
+				objBase = &b
+			}
+			return *objBase + v, ""
+		}
+	}
 	var sites []inline.Site
 	first := spec.FirstID()
 	ts := spec.Types()
@@ -113,20 +127,16 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 			return nil, &DecodeError{LocSec: id, Entry: len(ents), Msg: "truncated"}
 		}
 		for j, en := range ents {
-			f, err := d.fn(en.Func)
+			f, err := d.Func(en.Func)
 			if err != nil {
 				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
 			}
-			locs, err := d.proto(en.LocProto)
+			locs, err := d.Locations(en.LocProto, f)
 			if err != nil {
 				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
 			}
-			n := len(f.Params)
-			if f.Variadic {
-				n++
-			}
-			if len(locs) != n {
-				return nil, &DecodeError{LocSec: id, Entry: j, Msg: fmt.Sprintf("LOC_PROTO [%d] has %d entries, FUNC %s [%d] has %d parameters", en.LocProto, len(locs), f.Name, en.Func, n)}
+			if baseErr != nil {
+				return nil, &DecodeError{LocSec: id, Entry: j, Msg: baseErr.Error()}
 			}
 			if budget -= len(locs) + 1; budget < 0 {
 				return nil, &DecodeError{LocSec: id, Entry: j, Msg: "too many parameter locations for the size of the BTF"}
@@ -149,102 +159,106 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 	return sites, nil
 }
 
-type decoder struct {
-	spec     *btf.Spec
-	base     func(string) (uint64, error)
-	addrBase *uint64
-	funcs    map[btf.TypeID]*inline.Func
-	protos   map[btf.TypeID][]inline.Location
+// Reader turns the BTF records of inline sites into the site model: a
+// FUNC into an inline.Func (names, C type spellings, type ids), a
+// LOC_PROTO into the parameters' inline.Locations. Results are cached, so
+// the sites of one function share one *inline.Func. Decode and package
+// resolve both read through it.
+type Reader struct {
+	Spec *btf.Spec
+	// Addr maps a CONST|ADDR value (relative to the object base, see the
+	// package doc) to an address, or says why it cannot; nil leaves the
+	// value relative.
+	Addr   func(v uint64) (uint64, string)
+	funcs  map[btf.TypeID]*inline.Func
+	protos map[btf.TypeID][]inline.Location
 }
 
-func (d *decoder) fn(id btf.TypeID) (*inline.Func, error) {
-	if f, ok := d.funcs[id]; ok {
+// NewReader returns a Reader over spec's base chain.
+func NewReader(spec *btf.Spec) *Reader {
+	return &Reader{Spec: spec, funcs: map[btf.TypeID]*inline.Func{}, protos: map[btf.TypeID][]inline.Location{}}
+}
+
+// Func returns the inlined function of FUNC id.
+func (r *Reader) Func(id btf.TypeID) (*inline.Func, error) {
+	if f, ok := r.funcs[id]; ok {
 		return f, nil
 	}
-	t, err := d.spec.TypeByID(id)
+	t, err := r.Spec.TypeByID(id)
 	if err != nil {
 		return nil, fmt.Errorf("func: %v", err)
 	}
 	if t.Kind() != btf.KindFunc {
-		return nil, fmt.Errorf("func [%d] is a %s, not a FUNC", id, t.Kind())
+		return nil, fmt.Errorf("func [%d] is %s, not FUNC", id, t.Kind())
 	}
-	pid := btf.TypeID(t.SizeType)
-	pt, err := d.spec.TypeByID(pid)
+	name, err := r.Spec.StringAt(t.NameOff)
+	if err != nil || name == "" {
+		return nil, fmt.Errorf("FUNC [%d] name: bad string offset %#x", id, t.NameOff)
+	}
+	pt, err := r.Spec.TypeByID(btf.TypeID(t.SizeType))
 	if err != nil || pt.Kind() != btf.KindFuncProto {
-		return nil, fmt.Errorf("FUNC [%d] does not refer to a FUNC_PROTO", id)
+		return nil, fmt.Errorf("FUNC [%d] %s: type [%d] is not a FUNC_PROTO", id, name, t.SizeType)
 	}
-	f := &inline.Func{
-		Name:      d.spec.Name(t),
-		FuncID:    uint32(id),
-		RetTypeID: pt.SizeType,
-		Return:    TypeName(d.spec, btf.TypeID(pt.SizeType)),
-	}
+	f := &inline.Func{Name: name, FuncID: uint32(id), RetTypeID: pt.SizeType,
+		Return: TypeName(r.Spec, btf.TypeID(pt.SizeType))}
 	ps := pt.Params()
 	for i, p := range ps {
 		if i == len(ps)-1 && p.NameOff == 0 && p.Type == 0 {
 			f.Variadic = true
 			break
 		}
-		name, _ := d.spec.StringAt(p.NameOff)
-		f.Params = append(f.Params, inline.Param{Name: name, Type: TypeName(d.spec, p.Type), TypeID: uint32(p.Type)})
+		pn, err := r.Spec.StringAt(p.NameOff)
+		if err != nil {
+			return nil, fmt.Errorf("FUNC_PROTO [%d] of %s: parameter name: bad string offset %#x", t.SizeType, name, p.NameOff)
+		}
+		f.Params = append(f.Params, inline.Param{Name: pn, Type: TypeName(r.Spec, p.Type), TypeID: uint32(p.Type)})
 	}
-	d.funcs[id] = f
+	r.funcs[id] = f
 	return f, nil
 }
 
-func (d *decoder) proto(id btf.TypeID) ([]inline.Location, error) {
-	if l, ok := d.protos[id]; ok {
-		return l, nil
+// Locations returns the parameter locations of LOC_PROTO id, which must
+// have one entry per parameter of fn (and its varargs slot). The slice is
+// shared by every site of that LOC_PROTO: copy it before changing it.
+func (r *Reader) Locations(id btf.TypeID, fn *inline.Func) ([]inline.Location, error) {
+	want := len(fn.Params)
+	if fn.Variadic {
+		want++
 	}
-	t, err := d.spec.TypeByID(id)
-	if err != nil {
-		return nil, fmt.Errorf("loc_proto: %v", err)
-	}
-	if t.Kind() != btf.KindLocProto {
-		return nil, fmt.Errorf("loc_proto [%d] is a %s, not a LOC_PROTO", id, t.Kind())
-	}
-	ids := t.LocProtoParams()
-	locs := make([]inline.Location, len(ids))
-	for i, pid := range ids {
-		if pid == 0 {
-			continue
+	locs, ok := r.protos[id]
+	if !ok {
+		t, err := r.Spec.TypeByID(id)
+		if err != nil {
+			return nil, fmt.Errorf("loc_proto: %v", err)
 		}
-		pt, err := d.spec.TypeByID(pid)
-		if err != nil || pt.Kind() != btf.KindLocParam {
-			return nil, fmt.Errorf("LOC_PROTO [%d] entry %d: [%d] is not a LOC_PARAM", id, i, pid)
+		if t.Kind() != btf.KindLocProto {
+			return nil, fmt.Errorf("loc_proto [%d] is %s, not LOC_PROTO", id, t.Kind())
 		}
-		flags, vals := pt.LocParam()
-		var ab uint64
-		if flags&btf.LocAddr != 0 {
-			if ab, err = d.objBase(); err != nil {
-				return nil, err
+		ids := t.LocProtoParams()
+		locs = make([]inline.Location, len(ids))
+		for i, pid := range ids {
+			if pid == 0 {
+				continue
 			}
+			pt, err := r.Spec.TypeByID(pid)
+			if err != nil || pt.Kind() != btf.KindLocParam {
+				return nil, fmt.Errorf("LOC_PROTO [%d] entry %d: [%d] is not a LOC_PARAM", id, i, pid)
+			}
+			flags, vals := pt.LocParam()
+			locs[i], _ = locFromParam(pt.SizeType, flags, vals, r.Addr)
 		}
-		locs[i], _ = locFromParam(pt.SizeType, flags, vals, ab)
+		r.protos[id] = locs
 	}
-	d.protos[id] = locs
+	if len(locs) != want {
+		return nil, fmt.Errorf("LOC_PROTO [%d] has %d entries, FUNC %s has %d parameters", id, len(locs), fn.Name, want)
+	}
 	return locs, nil
-}
-
-func (d *decoder) objBase() (uint64, error) {
-	if d.addrBase != nil {
-		return *d.addrBase, nil
-	}
-	var b uint64
-	if d.base != nil {
-		var err error
-		if b, err = d.base(""); err != nil {
-			return 0, fmt.Errorf("object base address: %v", err)
-		}
-	}
-	d.addrBase = &b
-	return b, nil
 }
 
 // locFromParam turns a LOC_PARAM's contents into a Location; ok is false
 // for a combination of flags and value words the format does not define
 // (the Location is then LocUnavailable with a Reason).
-func locFromParam(size, flags uint32, v []uint32, addrBase uint64) (inline.Location, bool) {
+func locFromParam(size, flags uint32, v []uint32, addr func(uint64) (uint64, string)) (inline.Location, bool) {
 	loc := inline.Location{Size: uint8(min(size, 255))}
 	signed := flags&btf.LocSigned != 0
 	bad := func() (inline.Location, bool) {
@@ -302,7 +316,13 @@ func locFromParam(size, flags uint32, v []uint32, addrBase uint64) (inline.Locat
 		loc.Signed = signed && int64(val) < 0
 		if flags&btf.LocAddr != 0 {
 			loc.Kind = inline.LocAddr
-			loc.Value += addrBase
+			if addr != nil {
+				a, why := addr(loc.Value)
+				if why != "" {
+					return inline.Location{Kind: inline.LocUnavailable, Size: loc.Size, Reason: why}, true
+				}
+				loc.Value = a
+			}
 		}
 	default:
 		return bad()

@@ -367,7 +367,7 @@ func TestCanonicalSigned(t *testing.T) {
 		if !ok {
 			t.Fatal(c.in)
 		}
-		dec, _ := locFromParam(k.size, k.flags, k.v[:k.n], 0)
+		dec, _ := locFromParam(k.size, k.flags, k.v[:k.n], nil)
 		if dec != c.want {
 			t.Errorf("encode+decode(%+v) = %+v, want %+v", c.in, dec, c.want)
 		}

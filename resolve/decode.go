@@ -3,7 +3,6 @@ package resolve
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/inline"
@@ -25,18 +24,6 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("LOCSEC %q [%d] entry %d: %s: the .BTF.inline does not match its base BTF (wrong -B?)", e.LocSec, e.ID, e.Entry, e.Msg)
 }
 
-// SectionOf maps a LOCSEC name to its ELF section: "inline.text" and
-// ".text" mean .text; the RFC's bare "inline" meant .text too.
-func SectionOf(locsec string) string {
-	switch {
-	case locsec == "inline":
-		return ".text"
-	case strings.HasPrefix(locsec, "inline."):
-		return locsec[len("inline"):]
-	}
-	return locsec
-}
-
 // Decoder turns LOCSEC entries into sites. Funcs are shared between the
 // sites of one function.
 type Decoder struct {
@@ -53,15 +40,15 @@ type Decoder struct {
 	Slide      uint64
 	SlideKnown bool
 
-	funcs  map[btf.TypeID]*inline.Func
-	protos map[btf.TypeID][]inline.Location
-	infos  map[btf.TypeID][]TypeInfo
+	r     *locsec.Reader
+	infos map[btf.TypeID][]TypeInfo
 }
 
 // NewDecoder returns a decoder over spec's chain.
 func NewDecoder(spec *btf.Spec) *Decoder {
-	return &Decoder{Spec: spec, funcs: map[btf.TypeID]*inline.Func{},
-		protos: map[btf.TypeID][]inline.Location{}, infos: map[btf.TypeID][]TypeInfo{}}
+	d := &Decoder{Spec: spec, r: locsec.NewReader(spec), infos: map[btf.TypeID][]TypeInfo{}}
+	d.r.Addr = d.Addr
+	return d
 }
 
 // LocSecs returns the ids of every LOCSEC in the chain, base first.
@@ -132,7 +119,7 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 		if err != nil {
 			return nil, &MismatchError{"?", id, -1, fmt.Sprintf("name: %v", err)}
 		}
-		sec := SectionOf(name)
+		sec := locsec.SectionOf(name)
 		n := min(len(t.Data)/3, t.Vlen())
 		for i := 0; i < n; i++ {
 			fid, pid, off := btf.TypeID(t.Data[3*i]), btf.TypeID(t.Data[3*i+1]), t.Data[3*i+2]
@@ -160,43 +147,18 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 }
 
 func (d *Decoder) function(id btf.TypeID) (*inline.Func, error) {
-	if f, ok := d.funcs[id]; ok {
-		return f, nil
-	}
-	t, err := d.Spec.TypeByID(id)
+	f, err := d.r.Func(id)
 	if err != nil {
-		return nil, fmt.Errorf("func: %v", err)
+		return nil, err
 	}
-	if t.Kind() != btf.KindFunc {
-		return nil, fmt.Errorf("func [%d] is %s, not FUNC", id, t.Kind())
-	}
-	name, err := d.Spec.StringAt(t.NameOff)
-	if err != nil || name == "" {
-		return nil, fmt.Errorf("FUNC [%d] name: bad string offset %#x", id, t.NameOff)
-	}
-	pt, err := d.Spec.TypeByID(btf.TypeID(t.SizeType))
-	if err != nil || pt.Kind() != btf.KindFuncProto {
-		return nil, fmt.Errorf("FUNC [%d] %s: type [%d] is not a FUNC_PROTO", id, name, t.SizeType)
-	}
-	f := &inline.Func{Name: name, FuncID: uint32(id), RetTypeID: pt.SizeType,
-		Return: locsec.TypeName(d.Spec, btf.TypeID(pt.SizeType))}
-	var infos []TypeInfo
-	for _, p := range pt.Params() {
-		if p.Type == 0 && p.NameOff == 0 {
-			f.Variadic = true
-			continue
+	if _, ok := d.infos[id]; !ok {
+		infos := make([]TypeInfo, len(f.Params))
+		for i, p := range f.Params {
+			infos[i] = BTFTypeInfo(d.Spec, btf.TypeID(p.TypeID))
+			infos[i].Name = p.Type
 		}
-		pn, err := d.Spec.StringAt(p.NameOff)
-		if err != nil {
-			return nil, fmt.Errorf("FUNC_PROTO [%d] of %s: parameter name: bad string offset %#x", t.SizeType, name, p.NameOff)
-		}
-		ti := BTFTypeInfo(d.Spec, p.Type)
-		ti.Name = locsec.TypeName(d.Spec, p.Type)
-		f.Params = append(f.Params, inline.Param{Name: pn, Type: ti.Name, TypeID: uint32(p.Type)})
-		infos = append(infos, ti)
+		d.infos[id] = infos
 	}
-	d.funcs[id] = f
-	d.infos[id] = infos
 	return f, nil
 }
 
@@ -204,90 +166,7 @@ func (d *Decoder) function(id btf.TypeID) (*inline.Func, error) {
 func (d *Decoder) TypeInfos(f *inline.Func) []TypeInfo { return d.infos[btf.TypeID(f.FuncID)] }
 
 func (d *Decoder) locProto(id btf.TypeID, fn *inline.Func) ([]inline.Location, error) {
-	want := len(fn.Params)
-	if fn.Variadic {
-		want++
-	}
-	if l, ok := d.protos[id]; ok {
-		if len(l) != want {
-			return nil, fmt.Errorf("LOC_PROTO [%d] has %d entries, FUNC %s has %d parameters", id, len(l), fn.Name, want)
-		}
-		return l, nil
-	}
-	t, err := d.Spec.TypeByID(id)
-	if err != nil {
-		return nil, fmt.Errorf("loc_proto: %v", err)
-	}
-	if t.Kind() != btf.KindLocProto {
-		return nil, fmt.Errorf("loc_proto [%d] is %s, not LOC_PROTO", id, t.Kind())
-	}
-	ps := t.LocProtoParams()
-	if len(ps) != want {
-		return nil, fmt.Errorf("LOC_PROTO [%d] has %d entries, FUNC %s has %d parameters", id, len(ps), fn.Name, want)
-	}
-	locs := make([]inline.Location, len(ps))
-	for i, pid := range ps {
-		if pid == 0 {
-			continue
-		}
-		pt, err := d.Spec.TypeByID(pid)
-		if err != nil || pt.Kind() != btf.KindLocParam {
-			return nil, fmt.Errorf("LOC_PROTO [%d] entry %d: [%d] is not a LOC_PARAM", id, i, pid)
-		}
-		locs[i] = d.locParam(pt)
-	}
-	d.protos[id] = locs
-	return locs, nil
-}
-
-// locParam decodes a LOC_PARAM (spec section 3.1). Flag combinations the
-// spec does not allow become unavailable locations with the reason.
-func (d *Decoder) locParam(t *btf.Type) inline.Location {
-	flags, v := t.LocParam()
-	l := inline.Location{Size: uint8(min(t.SizeType, 255)), Signed: flags&btf.LocSigned != 0}
-	bad := func() inline.Location {
-		return inline.Location{Reason: fmt.Sprintf("unsupported LOC_PARAM flags %#x vlen %d", flags, len(v))}
-	}
-	word64 := func(v []uint32) uint64 {
-		x := uint64(v[0])
-		if len(v) > 1 {
-			x |= uint64(v[1]) << 32
-		}
-		return x
-	}
-	switch f := flags &^ btf.LocSigned; {
-	case f == btf.LocConst && len(v) >= 1 && len(v) <= 2:
-		l.Kind, l.Value = inline.LocConst, word64(v)
-	case f == btf.LocConst|btf.LocAddr && len(v) >= 1 && len(v) <= 2:
-		a, why := d.Addr(word64(v))
-		if why != "" {
-			return inline.Location{Size: l.Size, Reason: why}
-		}
-		l.Kind, l.Value = inline.LocAddr, a
-	case f == btf.LocReg && len(v) == 1:
-		l.Kind, l.Reg = inline.LocReg, v[0]
-	case f == btf.LocReg && len(v) == 2:
-		l.Kind, l.Reg, l.Reg2 = inline.LocRegPair, v[0], v[1]
-	case f == btf.LocReg|btf.LocDeref && len(v) == 1:
-		l.Kind, l.Reg = inline.LocMem, v[0]
-	case (f == btf.LocReg|btf.LocOffset || f == btf.LocReg|btf.LocDeref|btf.LocOffset) && (len(v) == 2 || len(v) == 3):
-		l.Kind, l.Reg = inline.LocRegOffset, v[0]
-		if f&btf.LocDeref != 0 {
-			l.Kind = inline.LocMem
-		}
-		if len(v) == 2 {
-			if l.Signed {
-				l.Offset = int64(int32(v[1]))
-			} else {
-				l.Offset = int64(v[1])
-			}
-		} else {
-			l.Offset = int64(word64(v[1:]))
-		}
-	default:
-		return bad()
-	}
-	return l
+	return d.r.Locations(id, fn)
 }
 
 // Addr turns a CONST|ADDR value (relative to the object's base) into an
