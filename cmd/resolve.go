@@ -35,8 +35,9 @@ per parameter, built from its LOC_PARAM and the FUNC_PROTO types.
   --format perf      perf probe -a commands
   --format json      everything, machine-readable
 
-Places a kprobe cannot use (kprobe blacklist, noinstr, entry or init text)
-and parameters without a fetchable location are listed as comments with the
+Places a kprobe cannot use (kprobe blacklist, noinstr, entry or init text,
+jump-label, static-call and BUG() sites, functions without an ftrace
+location, which kprobe events refuse) and parameters without a fetchable location are listed as comments with the
 reason; nothing is dropped.
 
   --nesting          read the ELF's DWARF (FILE, or the last -B) to mark sites
