@@ -107,7 +107,7 @@ func EncodeFile(path string, bases []string, workers int) (*EncodeResult, error)
 	defer obj.Close()
 	var chain *btf.Spec
 	for _, b := range bases {
-		if chain, err = loadBTFFile(b, chain); err != nil {
+		if chain, err = btf.LoadFile(b, chain); err != nil {
 			return nil, err
 		}
 	}
@@ -174,24 +174,6 @@ func checkBaseMatch(path string, conv *dedup.Converter, split bool) error {
 		return fmt.Errorf("%s: base BTF does not match the DWARF: %d of %d prototype types have no equivalent in the base chain (%s)", path, added, resolved, hint)
 	}
 	return nil
-}
-
-// loadBTFFile loads BTF from an ELF file's .BTF (without reading the whole
-// file: vmlinux is large) or a raw BTF file.
-func loadBTFFile(path string, base *btf.Spec) (*btf.Spec, error) {
-	if !btf.IsELF(path) {
-		return btf.LoadFile(path, base)
-	}
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s, err := btf.LoadELFSection(f, ".BTF", base)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
 }
 
 func runEncode(stderr io.Writer, path string, o *encodeOptions) error {

@@ -130,7 +130,7 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 			if err != nil {
 				return nil, &MismatchError{name, id, i, err.Error()}
 			}
-			locs, err := d.locProto(pid, fn)
+			locs, err := d.r.Locations(pid, fn)
 			if err != nil {
 				return nil, &MismatchError{name, id, i, err.Error()}
 			}
@@ -164,10 +164,6 @@ func (d *Decoder) function(id btf.TypeID) (*inline.Func, error) {
 
 // TypeInfos returns the parameter type facts of a decoded function.
 func (d *Decoder) TypeInfos(f *inline.Func) []TypeInfo { return d.infos[btf.TypeID(f.FuncID)] }
-
-func (d *Decoder) locProto(id btf.TypeID, fn *inline.Func) ([]inline.Location, error) {
-	return d.r.Locations(id, fn)
-}
 
 // Addr turns a CONST|ADDR value (relative to the object's base) into an
 // address, or says why it cannot.
@@ -210,7 +206,7 @@ func (d *Decoder) Check(samples int) error {
 			if err != nil {
 				return &MismatchError{name, id, i, err.Error()}
 			}
-			if _, err := d.locProto(pid, fn); err != nil {
+			if _, err := d.r.Locations(pid, fn); err != nil {
 				return &MismatchError{name, id, i, err.Error()}
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
@@ -49,17 +48,15 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 		return nil, errors.New("stats needs a linked kernel image (vmlinux) with its symbol table")
 	}
 	st := &Stats{Object: t.Name, HaveInline: haveInline}
-	ftrace, err := ftraceSites(t)
-	if err != nil {
-		return nil, err
+	// The traceability rules read the ftrace table of the same ELF.
+	rules := t.Rules
+	if rules == nil {
+		return nil, errors.New("stats needs the traceability rules of the kernel image")
 	}
-	if ftrace == nil {
+	if rules.ftrace == nil {
 		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
 	}
-	hasSite := func(s Symbol) bool {
-		i := sort.Search(len(ftrace), func(i int) bool { return ftrace[i] >= s.Addr })
-		return i < len(ftrace) && ftrace[i] < s.Addr+max(s.Size, 1)
-	}
+	hasSite := func(s Symbol) bool { return rules.hasFtrace("", s.Addr, s.Addr+max(s.Size, 1)) }
 	exec := map[string]bool{}
 	for _, s := range t.elf.Sections {
 		if s.Flags&elf.SHF_EXECINSTR != 0 {
@@ -123,6 +120,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 			}
 		}
 		var noAddr map[int]string
+		var err error
 		sites, noAddr, notrace, err = t.Sites()
 		if err != nil {
 			return nil, err
@@ -198,9 +196,6 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	}
 	return st, nil
 }
-
-// ftraceSites returns the sorted addresses of the ftrace call sites.
-func ftraceSites(t *Target) ([]uint64, error) { return ftraceLocations(t.elf, t.markers) }
 
 func pct(n, d int) string {
 	if d == 0 {

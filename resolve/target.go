@@ -104,16 +104,20 @@ func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
 	var ef *elf.File
 	var efPath string
 	for _, p := range paths {
+		if ef != nil {
+			ef.Close() // only the last base's ELF gives the symbols
+		}
 		ef, efPath = nil, ""
 		if btf.IsELF(p) {
-			// Read only the .BTF section: btf.LoadFile would read the
-			// whole file, 600 MB for a vmlinux with DWARF.
+			// Keep the ELF open: if it is the last base, its symbol
+			// table and section addresses place the sites.
 			f, err := elf.Open(p)
 			if err != nil {
 				return nil, nil, "", err
 			}
 			s, err := btf.LoadELFSection(f, ".BTF", base)
 			if err != nil {
+				f.Close()
 				return nil, nil, "", fmt.Errorf("base %s: %w", p, err)
 			}
 			base, ef, efPath = s, f, p
