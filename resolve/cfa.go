@@ -169,20 +169,12 @@ func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uin
 	if idx < 0 || f.Class != elf.ELFCLASS64 {
 		return nil, nil
 	}
-	base := make([]uint64, len(f.Sections))
+	base := elfrel.Layout(f, idx)
 	byName := map[string]uint64{}
-	next := f.Sections[idx].Size
 	for i, s := range f.Sections {
-		if i == idx || s.Flags&elf.SHF_ALLOC == 0 {
-			continue
+		if _, dup := byName[s.Name]; i != idx && s.Flags&elf.SHF_ALLOC != 0 && !dup {
+			byName[s.Name] = base[i]
 		}
-		al := max(s.Addralign, 16)
-		next = (next + al - 1) &^ (al - 1)
-		base[i] = next
-		if _, dup := byName[s.Name]; !dup {
-			byName[s.Name] = next
-		}
-		next += s.Size
 	}
 	key := func(sec string, off uint64) (uint64, bool) {
 		b, ok := byName[sec]

@@ -88,26 +88,6 @@ func sectionIndex(f *elf.File, s *elf.Section) int {
 	return -1
 }
 
-// layoutRel gives every allocated section of a relocatable object its own
-// address range, after the call frame section cfiIdx which stays at 0 so
-// that section-relative values (CIE pointers) come out right.
-func (in *Input) layoutRel(cfiIdx int) {
-	next := uint64(0)
-	if cfiIdx >= 0 {
-		next = in.File.Sections[cfiIdx].Size
-	}
-	for i, s := range in.File.Sections {
-		in.base[i] = 0
-		if i == cfiIdx || s.Flags&elf.SHF_ALLOC == 0 {
-			continue
-		}
-		al := max(s.Addralign, 16)
-		next = (next + al - 1) &^ (al - 1)
-		in.base[i] = next
-		next += s.Size
-	}
-}
-
 // applyRelocs returns a copy of section target's data with its RELA
 // relocations applied, using in.base for section addresses.
 func (in *Input) applyRelocs(target *elf.Section, data []byte) ([]byte, error) {
@@ -171,7 +151,7 @@ func (in *Input) CFI() (*cfi.Result, *cfi.Section, error) {
 		}
 		idx := sectionIndex(f, s)
 		if in.Rel {
-			in.layoutRel(idx)
+			in.base = elfrel.Layout(in.File, idx)
 			if d, err = in.applyRelocs(s, d); err != nil {
 				return nil, nil, err
 			}

@@ -217,3 +217,26 @@ func typeName(m elf.Machine, typ uint32) string {
 	}
 	return fmt.Sprintf("type %d for %v", typ, m)
 }
+
+// Layout gives every allocated section of a relocatable object its own
+// address range, for Options.SectionAddr, and returns the addresses by
+// section index. Section first (a call frame section, or -1) stays at 0 so
+// that offsets within it equal addresses (CIE pointers come out right);
+// the others follow it, each aligned to at least 16 bytes.
+func Layout(f *elf.File, first int) []uint64 {
+	base := make([]uint64, len(f.Sections))
+	next := uint64(0)
+	if first >= 0 && first < len(f.Sections) {
+		next = f.Sections[first].Size
+	}
+	for i, s := range f.Sections {
+		if i == first || s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		al := max(s.Addralign, 16)
+		next = (next + al - 1) &^ (al - 1)
+		base[i] = next
+		next += s.Size
+	}
+	return base
+}
