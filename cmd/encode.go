@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"time"
 
 	"github.com/btfinline/btfinline/btf"
@@ -85,6 +86,20 @@ type EncodeResult struct {
 	Base    *btf.Spec     // FILE's own .BTF (on its chain)
 	Spec    *btf.Spec     // the encoded inline BTF
 	Timings [4]time.Duration
+	// KindBytes is the record bytes per kind in Data; the rest is
+	// strings (StrBytes) and the header and layout section.
+	KindBytes map[btf.Kind]int
+	StrBytes  int
+}
+
+// sizeByKind splits an encoded Spec's bytes by kind, for the verbose
+// summary: it shows where the bytes per site go (docs/encoding.md).
+func sizeByKind(s *btf.Spec) map[btf.Kind]int {
+	m := map[btf.Kind]int{}
+	for _, t := range s.Types() {
+		m[t.Kind()] += 12 + 4*len(t.Data)
+	}
+	return m
 }
 
 // EncodeFile encodes the inline sites of path on the base chain bases
@@ -157,6 +172,7 @@ func EncodeFile(path string, bases []string, workers int) (*EncodeResult, error)
 	}
 	t3 := time.Now()
 	return &EncodeResult{Data: data, Stats: st, Sites: res.Sites, Base: own, Spec: dst,
+		KindBytes: sizeByKind(dst), StrBytes: dst.StringsLen(),
 		Timings: [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t3.Sub(t0)}}, nil
 }
 
@@ -239,6 +255,26 @@ func printEncodeSummary(w io.Writer, r *EncodeResult, timings bool) {
 		fmt.Fprintln(w, "note: no inline sites: the output holds no LOCSEC")
 	}
 	if timings {
+		kb := r.KindBytes
+		other := len(r.Data) - r.StrBytes
+		for _, n := range kb {
+			other -= n
+		}
+		var rest []string
+		for k, n := range kb {
+			switch k {
+			case btf.KindLocSec, btf.KindFunc, btf.KindFuncProto, btf.KindLocParam, btf.KindLocProto:
+			default:
+				rest = append(rest, fmt.Sprintf("%s %d", k, n))
+			}
+		}
+		sort.Strings(rest)
+		fmt.Fprintf(w, "bytes: LOCSEC %d, FUNC %d, FUNC_PROTO %d, LOC_PARAM %d, LOC_PROTO %d, strings %d, header and layout %d",
+			kb[btf.KindLocSec], kb[btf.KindFunc], kb[btf.KindFuncProto], kb[btf.KindLocParam], kb[btf.KindLocProto], r.StrBytes, other)
+		for _, x := range rest {
+			fmt.Fprintf(w, ", %s", x)
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "time: open+BTF %v, DWARF sites %v, encode %v, total %v\n",
 			r.Timings[0].Round(time.Millisecond), r.Timings[1].Round(time.Millisecond),
 			r.Timings[2].Round(time.Millisecond), r.Timings[3].Round(time.Millisecond))

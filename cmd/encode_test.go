@@ -104,9 +104,89 @@ func checkEncode(t *testing.T, path string, bases []string, workers []int) *Enco
 		dw = o.DWARF
 	}
 	checkRoundTrip(t, r.Sites, decoded, spec, dw)
+	checkMinimal(t, spec)
 	checkOurDump(t, path, bases, r)
 	checkBpftool(t, r, spec) // last: skips without the reference tools
 	return r
+}
+
+// checkMinimal: the encoder adds no FUNC, FUNC_PROTO, LOC_PARAM or
+// LOC_PROTO record equal to one already in the base chain or earlier in
+// the output (names compared by content), so the size is the one this
+// set of sites needs (docs/encoding.md, "Size").
+func checkMinimal(t *testing.T, spec *btf.Spec) {
+	t.Helper()
+	dups := duplicateRecords(spec)
+	for i, d := range dups {
+		if i == 5 {
+			t.Errorf("%d duplicate records in all", len(dups))
+			break
+		}
+		t.Error(d)
+	}
+}
+
+// duplicateRecords lists spec's own FUNC, FUNC_PROTO, LOC_PARAM and
+// LOC_PROTO records that repeat one of the chain's.
+func duplicateRecords(spec *btf.Spec) []string {
+	key := func(s *btf.Spec, ty *btf.Type) (string, bool) {
+		switch ty.Kind() {
+		case btf.KindFunc:
+			return fmt.Sprint("F", s.Name(ty), ty.Info, ty.SizeType), true
+		case btf.KindFuncProto:
+			k := fmt.Sprint("P", ty.Info, ty.SizeType)
+			for _, p := range ty.Params() {
+				n, _ := s.StringAt(p.NameOff)
+				k += fmt.Sprint("|", n, ":", p.Type)
+			}
+			return k, true
+		case btf.KindLocParam, btf.KindLocProto:
+			return fmt.Sprint("L", ty.Info, ty.SizeType, ty.Data), true
+		}
+		return "", false
+	}
+	var chain []*btf.Spec
+	for p := spec; p != nil; p = p.Base() {
+		chain = append([]*btf.Spec{p}, chain...)
+	}
+	seen := map[string]btf.TypeID{}
+	var dups []string
+	for _, s := range chain {
+		types := s.Types()
+		for i := range types {
+			k, ok := key(s, &types[i])
+			if !ok {
+				continue
+			}
+			id := s.FirstID() + btf.TypeID(i)
+			if prev, dup := seen[k]; !dup {
+				seen[k] = id
+			} else if s == spec {
+				dups = append(dups, fmt.Sprintf("[%d] %s duplicates [%d]", id, types[i].Kind(), prev))
+			}
+		}
+	}
+	return dups
+}
+
+// TestDuplicateRecords: the minimality check finds a LOC_PARAM repeated
+// from the base and a FUNC_PROTO repeated within the split.
+func TestDuplicateRecords(t *testing.T) {
+	base := btf.NewSpec(nil)
+	i32, _ := base.Add(btf.NewInt(base.AddString("int"), 4, 1, 0, 32))
+	if _, err := base.Add(btf.NewLocParam(8, btf.LocReg, 5)); err != nil {
+		t.Fatal(err)
+	}
+	split := btf.NewSpec(base)
+	split.Add(btf.NewLocParam(8, btf.LocReg, 5))
+	split.Add(btf.NewLocParam(8, btf.LocReg, 4))
+	proto := btf.NewFuncProto(i32, []btf.Param{{NameOff: split.AddString("x"), Type: i32}})
+	split.Add(proto)
+	split.Add(proto)
+	got := duplicateRecords(split)
+	if len(got) != 2 {
+		t.Fatalf("found %q, want the LOC_PARAM and the second FUNC_PROTO", got)
+	}
 }
 
 // checkRoundTrip: every DWARF site comes back from the BTF with its
