@@ -21,6 +21,7 @@ type sitesOptions struct {
 	stats     bool
 	workers   int
 	reasons   bool
+	nesting   bool
 }
 
 var sitesOpts sitesOptions
@@ -33,7 +34,13 @@ function with each parameter's type, name and location at the site.
 
 With --dwarf the sites are read from FILE's DWARF; otherwise from its
 .BTF.inline (an ELF section or a detached file, with -B for the base chain),
-or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.`,
+or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.
+
+--nesting marks a site that lies inside another inline expansion with
+"[nested in an inlined OUTER (depth N)]" (JSON: depth, outer), e.g. an
+instance of __list_del_entry inside one of __list_del_entry, where a probe
+fires twice for one outer call. .BTF.inline does not record nesting, so
+without --dwarf it reads the DWARF of FILE (or of the last -B).`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(c *cobra.Command, args []string) error {
 		o := &sitesOpts
@@ -72,6 +79,7 @@ func init() {
 	f.BoolVarP(&sitesOpts.json, "json", "j", false, "JSON output")
 	f.BoolVar(&sitesOpts.stats, "stats", false, "print statistics instead of sites")
 	f.BoolVar(&sitesOpts.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
+	f.BoolVar(&sitesOpts.nesting, "nesting", false, "mark sites nested in other inline expansions (reads DWARF)")
 	f.IntVar(&sitesOpts.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	addCommand(sitesCmd)
 }

@@ -67,11 +67,24 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var nest map[resolve.NestKey]resolve.Nest
+	if o.nesting {
+		var match func(string) bool
+		if funcRE != nil {
+			match = funcRE.MatchString
+		}
+		if nest, err = t.Nesting(match, true); err != nil {
+			return nil, nil, err
+		}
+	}
 	var out []btfSite
 	for i := range sites {
 		s := sites[i]
 		if funcRE != nil && !funcRE.MatchString(s.Func.Name) {
 			continue
+		}
+		if n, ok := nest[resolve.NestKey{Section: s.Section, Off: s.SectionOff, Func: s.Func.Name, Locs: resolve.LocKey(&s)}]; ok {
+			s.Depth, s.Outer = n.Depth, n.Outer
 		}
 		if callerRE != nil && !callerRE.MatchString(s.Caller) {
 			continue
@@ -105,7 +118,7 @@ func runBTFSites(c *cobra.Command, o *sitesOptions) error {
 		return writeBTFSitesJSON(w, t, sites)
 	}
 	for i := range sites {
-		fmt.Fprintln(w, formatBTFSite(t, &sites[i]))
+		fmt.Fprintln(w, formatBTFSite(t, &sites[i], o.nesting))
 	}
 	return nil
 }
@@ -114,9 +127,9 @@ func runBTFSites(c *cobra.Command, o *sitesOptions) error {
 // (so that "sites" and "sites --dwarf" can be diffed) and appends the
 // inspector's marks: why there is no address, why a kprobe cannot sit
 // there.
-func formatBTFSite(t *resolve.Target, s *btfSite) string {
+func formatBTFSite(t *resolve.Target, s *btfSite, nesting bool) string {
 	var b strings.Builder
-	_ = inline.FormatSiteOpts(&b, &s.Site, inline.FormatOptions{})
+	_ = inline.FormatSiteOpts(&b, &s.Site, inline.FormatOptions{Nesting: nesting})
 	line := strings.TrimSuffix(b.String(), "\n")
 	if s.NoAddr != "" || !t.HasAddresses() {
 		// No address was derived: do not print one.

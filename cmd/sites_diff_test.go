@@ -94,8 +94,8 @@ func diffSites(t *testing.T, obj string, bases []string) (n, notrace int) {
 		args = append(args, "-B", b)
 	}
 	runCLI(t, args...)
-	dw := runCLI(t, "sites", "--dwarf", obj)
-	args = []string{"sites", inl}
+	dw := runCLI(t, "sites", "--dwarf", "--nesting", obj)
+	args = []string{"sites", "--nesting", inl}
 	for _, b := range append(append([]string(nil), bases...), obj) {
 		args = append(args, "-B", b)
 	}
@@ -108,8 +108,47 @@ func diffSites(t *testing.T, obj string, bases []string) (n, notrace int) {
 	if len(dl) == 0 {
 		t.Fatalf("no sites")
 	}
+	// Nesting: one BTF entry stands for every DWARF instance with the
+	// same function, locations and address (exact duplicates are
+	// dropped), and takes the nesting of one of them.
+	dwNests := map[string]map[string]bool{}
+	dl = stripNesting(dl, func(site, mark string) {
+		if dwNests[site] == nil {
+			dwNests[site] = map[string]bool{}
+		}
+		dwNests[site][mark] = true
+	})
+	bad := 0
+	bl = stripNesting(bl, func(site, mark string) {
+		if !dwNests[site][mark] && bad < 10 {
+			bad++
+			t.Errorf("sites (BTF) nesting %q not among DWARF's for %s", mark, site)
+		}
+	})
 	compareLines(t, dl, bl)
 	return len(bl), bn
+}
+
+var nestingMark = regexp.MustCompile(` \[nested in an inlined [^]]*\]$`)
+
+// stripNesting removes the --nesting mark from each line, reports it, and
+// returns the sorted unique lines without it.
+func stripNesting(lines []string, each func(site, mark string)) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		mark := ""
+		if m := nestingMark.FindStringIndex(l); m != nil {
+			l, mark = l[:m[0]], l[m[0]:]
+		}
+		each(l, mark)
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func compareLines(t *testing.T, dw, bt []string) {

@@ -66,5 +66,5 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []inline.Site) error {
 	case o.json:
 		return inline.WriteJSON(w, sites, nil)
 	}
-	return inline.WriteSites(w, sites, inline.FormatOptions{Reasons: o.reasons})
+	return inline.WriteSites(w, sites, inline.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
 }

@@ -76,6 +76,9 @@ type FormatOptions struct {
 	// exists in DWARF but cannot be expressed. Sites read back from BTF
 	// have no reasons, so leave it off to diff DWARF against BTF.
 	Reasons bool
+	// Nesting appends " [nested in an inlined OUTER (depth N)]" to a site
+	// inside another inline expansion (Outer set).
+	Nesting bool
 }
 
 // FormatSite writes one line for s:
@@ -133,7 +136,15 @@ func FormatSiteOpts(w io.Writer, s *Site, o FormatOptions) error {
 	} else if len(s.Func.Params) == 0 {
 		b.WriteString("void")
 	}
-	b.WriteString(")\n")
+	b.WriteString(")")
+	if o.Nesting && s.Outer != "" {
+		b.WriteString(" [nested in an inlined ")
+		b.WriteString(s.Outer)
+		b.WriteString(" (depth ")
+		b.WriteString(strconv.Itoa(s.Depth))
+		b.WriteString(")]")
+	}
+	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -20,30 +20,9 @@ import (
 // Nothing is dropped; the place gets Depth and Outer, and the count of
 // places inside the same function is returned.
 func (t *Target) MarkNesting(r *Result) (int, error) {
-	if t.elfPath == "" {
-		return 0, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
-	}
-	res, err := inline.ReadFile(t.elfPath, inline.Options{Func: func(n string) bool { return n == r.Func }})
+	m, err := t.Nesting(func(n string) bool { return n == r.Func }, false)
 	if err != nil {
-		return 0, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
-	}
-	type key struct {
-		sec string
-		off uint64
-	}
-	type nest struct {
-		depth int
-		outer string
-	}
-	m := make(map[key]nest, len(res.Sites))
-	for _, s := range res.Sites {
-		k := key{s.Section, s.SectionOff}
-		n, seen := m[k]
-		// Duplicate entries at one address: keep the deepest, and prefer
-		// the one nested in the same function.
-		if !seen || s.Depth > n.depth || s.Outer == r.Func && n.outer != r.Func {
-			m[k] = nest{s.Depth, s.Outer}
-		}
+		return 0, err
 	}
 	nested := 0
 	for i := range r.Places {
@@ -51,14 +30,71 @@ func (t *Target) MarkNesting(r *Result) (int, error) {
 		if p.Kind != "inline" {
 			continue
 		}
-		n, ok := m[key{p.Section, p.SectionOff}]
+		n, ok := m[NestKey{p.Section, p.SectionOff, r.Func, ""}]
 		if !ok {
 			continue
 		}
-		p.Depth, p.Outer = n.depth, n.outer
-		if n.outer == r.Func || n.outer == "" && (p.Caller == r.Func || strings.HasPrefix(p.Caller, r.Func+".")) {
+		p.Depth, p.Outer = n.Depth, n.Outer
+		if n.Outer == r.Func || n.Outer == "" && (p.Caller == r.Func || strings.HasPrefix(p.Caller, r.Func+".")) {
 			nested++
 		}
 	}
 	return nested, nil
+}
+
+// NestKey names an inline site: section, offset in it, inlined function
+// and, when asked for, its parameter locations (LocKey): several
+// instances of one function can start at one address with different
+// locations and different nesting.
+type NestKey struct {
+	Section string
+	Off     uint64
+	Func    string
+	Locs    string
+}
+
+// LocKey spells a site's parameter locations for NestKey.
+func LocKey(s *inline.Site) string {
+	var b strings.Builder
+	for i := range s.Params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(inline.FormatLocation(&s.Params[i], nil))
+	}
+	return b.String()
+}
+
+// Nest is how deep a site is nested in other inline expansions: Depth 1
+// is inlined directly into its caller; Outer is the function of the
+// innermost expansion around it ("" at depth 1).
+type Nest struct {
+	Depth int
+	Outer string
+}
+
+// Nesting reads the DWARF of the target's ELF for the inline sites of the
+// functions match accepts (nil: all) and returns their nesting, keyed
+// with LocKey when withLocs. Sites with one key keep the deepest nesting,
+// preferring one nested in the same function.
+func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Nest, error) {
+	if t.elfPath == "" {
+		return nil, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
+	}
+	res, err := inline.ReadFile(t.elfPath, inline.Options{Func: match})
+	if err != nil {
+		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
+	}
+	m := make(map[NestKey]Nest, len(res.Sites))
+	for _, s := range res.Sites {
+		k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
+		if withLocs {
+			k.Locs = LocKey(&s)
+		}
+		n, seen := m[k]
+		if !seen || s.Depth > n.Depth || s.Outer == s.Func.Name && n.Outer != s.Func.Name {
+			m[k] = Nest{s.Depth, s.Outer}
+		}
+	}
+	return m, nil
 }

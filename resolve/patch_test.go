@@ -48,6 +48,35 @@ func TestPatchSitesFixture(t *testing.T) {
 	}
 }
 
+// TestDeadWeakFixture: the inline site in a __weak definition that
+// another object overrides has no symbol around it and is marked dead
+// code; the same inline function in a live function is not.
+func TestDeadWeakFixture(t *testing.T) {
+	tg, err := Open(Options{File: fixture("weak.elf")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, _, notrace, err := tg.Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sites) != 2 {
+		t.Fatalf("%d sites, want 2", len(sites))
+	}
+	for i, s := range sites {
+		want := ""
+		if s.Caller == "" {
+			want = deadCodeReason
+		}
+		if notrace[i] != want {
+			t.Errorf("%#x in %q: notrace %q, want %q", s.Addr, s.Caller, notrace[i], want)
+		}
+	}
+	if sites[0].Caller != "" || sites[1].Caller != "live" {
+		t.Errorf("callers %q, %q; want none (dead weak hook) and live", sites[0].Caller, sites[1].Caller)
+	}
+}
+
 // TestKernelModulePatchSites: on the Debian modules, every inline site
 // refused as a patch site starts with the instruction the table says
 // (objdump of the .ko's section), and each table's entries were all read.

@@ -227,7 +227,7 @@ func (s *Stats) Write(w io.Writer) {
 		row("  some parameters located", s.SitesPartial, s.Sites)
 		row("  no parameter located", s.SitesNone, s.Sites)
 		row("  kprobe-able (not in a refused region)", s.SitesTraceable, s.Sites)
-		row("  not kprobe-able (notrace fn, patch site, blacklist, init)", s.SitesNoTrace, s.Sites)
+		row("  not kprobe-able (a rule of docs/inspect.md refuses it)", s.SitesNoTrace, s.Sites)
 		row("functions with inline sites", s.InlineFuncs, s.Functions)
 		row("  not fentry-able, kprobe-able through .BTF.inline", s.NewlyKprobeable, s.Functions)
 		row("    of which inlined only (no out-of-line copy)", s.NewlyInlined, s.Functions)
