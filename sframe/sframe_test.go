@@ -15,7 +15,7 @@ import (
 
 const fixtures = "../testdata/sframe"
 
-var x86Variants = []string{"x86-O0", "x86-O2", "x86-O2-fp", "x86-O2-realign", "x86-O2-pic"}
+var x86Variants = []string{"x86-O0", "x86-O2", "x86-O2-fp", "x86-O2-realign", "x86-O2-pic", "x86-plt"}
 var a64Variants = []string{"a64-O0", "a64-O2", "a64-O2-fp", "a64-O2-pac"}
 
 func readelfSFrame(t *testing.T, path string) string {
@@ -174,6 +174,10 @@ func TestLinked(t *testing.T) {
 			ours, _ := emitInto(t, filepath.Join(fixtures, v+".nosf.exe"), Version3)
 			got := splitFuncs(readelfSFrame(t, ours))
 			want := splitFuncs(readelfSFrame(t, filepath.Join(fixtures, v+".exe")))
+			if v == "x86-plt" {
+				// -z ibtplt: every PLT flavour must be among the compared.
+				requirePLTs(t, filepath.Join(fixtures, v+".exe"), want, ".plt", ".plt.sec", ".plt.got")
+			}
 			for head, fres := range want {
 				g, ok := got[head]
 				if !ok {
@@ -195,6 +199,33 @@ func TestLinked(t *testing.T) {
 				t.Errorf("%d functions only in ours", extra)
 			}
 		})
+	}
+}
+
+// requirePLTs fails unless each named section of exe starts a function
+// of the readelf --sframe dump funcs.
+func requirePLTs(t *testing.T, exe string, funcs map[string]string, names ...string) {
+	t.Helper()
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, n := range names {
+		sec := f.Section(n)
+		if sec == nil {
+			t.Errorf("%s: no %s section", exe, n)
+			continue
+		}
+		found := false
+		for head := range funcs {
+			if strings.Contains(head, fmt.Sprintf("pc = %#x,", sec.Addr)) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: ld wrote no SFrame function at %s (%#x)", exe, n, sec.Addr)
+		}
 	}
 }
 
