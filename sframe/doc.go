@@ -72,8 +72,11 @@
 //     SHF_ALLOC at an address just past the last PT_LOAD (function starts
 //     are PC-relative to that address); no segment maps it and no
 //     PT_GNU_SFRAME is added — the command says so.
-//   - AArch64: Debian's aarch64-linux-gnu-as is binutils 2.40 and writes
-//     SFrame v1, which binutils 2.47 cannot read, and the reference as is
-//     x86-64 only; AArch64 output is checked statically against the CFI
-//     rows and by readelf reading it, not against gas bytes.
+//   - AArch64: checked like AMD64, against as and ld of the same binutils
+//     for aarch64 (Debian sid's binutils-aarch64-linux-gnu, fetched by
+//     scripts/a64tools; Debian 12's own aarch64 as is 2.40 and writes
+//     SFrame v1): byte-identical to as --gsframe for -O0, -O2, frame
+//     pointers and pac-ret objects, and equal to ld's section function for
+//     function in linked executables. ld writes no PLT entries on AArch64,
+//     and neither do we.
 package sframe
