@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -27,17 +28,7 @@ func TestPatchSitesFixture(t *testing.T) {
 			if strings.HasSuffix(obj, ".o") {
 				base = []string{fixture("patch.elf")}
 			}
-			tg, err := Open(Options{File: fixture(obj), Bases: base})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sites, _, notrace, err := tg.Sites()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(sites) != 8 {
-				t.Fatalf("%d sites, want 8", len(sites))
-			}
+			sites, notrace := fixtureSites(t, obj, base, 8)
 			for i, s := range sites {
 				where := fmt.Sprintf("%s+%#x", s.Caller, s.CallerOff)
 				if got := notrace[i]; got != want[where] {
@@ -48,11 +39,11 @@ func TestPatchSitesFixture(t *testing.T) {
 	}
 }
 
-// TestDeadWeakFixture: the inline site in a __weak definition that
-// another object overrides has no symbol around it and is marked dead
-// code; the same inline function in a live function is not.
-func TestDeadWeakFixture(t *testing.T) {
-	tg, err := Open(Options{File: fixture("weak.elf")})
+// fixtureSites opens a testdata/resolve object on bases and returns its
+// sites with their refusal reasons, failing unless there are n.
+func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]inline.Site, map[int]string) {
+	t.Helper()
+	tg, err := Open(Options{File: fixture(obj), Bases: bases})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +51,17 @@ func TestDeadWeakFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sites) != 2 {
-		t.Fatalf("%d sites, want 2", len(sites))
+	if len(sites) != n {
+		t.Fatalf("%s: %d sites, want %d", obj, len(sites), n)
 	}
+	return sites, notrace
+}
+
+// TestDeadWeakFixture: the inline site in a __weak definition that
+// another object overrides has no symbol around it and is marked dead
+// code; the same inline function in a live function is not.
+func TestDeadWeakFixture(t *testing.T) {
+	sites, notrace := fixtureSites(t, "weak.elf", nil, 2)
 	for i, s := range sites {
 		want := ""
 		if s.Caller == "" {
