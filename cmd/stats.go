@@ -18,8 +18,9 @@ var statsOpts statsOptions
 
 var statsCmd = &cobra.Command{
 	Use:   "stats FILE [--inline FILE.inline] [-B BASE]... [--json]",
-	Short: "print the traceability table of a kernel image",
-	Long: `Classify every function of a vmlinux (unique names of its function symbols,
+	Short: "print the traceability table of a kernel image or module",
+	Long: `Classify every function of a vmlinux or module (for a module: -B VMLINUX;
+unique names of its function symbols,
 gcc clone suffixes stripped, and of its BTF FUNCs, .BTF.inline included) as
 exactly one of: fentry/fexit-able (a BTF FUNC and an out-of-line copy with
 an ftrace site in __mcount_loc), inlined with no out-of-line copy,

@@ -281,6 +281,48 @@ func TestKernelStats(t *testing.T) {
 	}
 }
 
+// TestKernelStatsModules: the table for a module (its own symbols, its
+// __mcount_loc through relocations, its own BTF FUNCs; vmlinux's FUNCs only
+// mark module functions deduplicated into it). tcp_bbr is small enough to
+// know by hand (objdump -dr): of its 18 function symbols, every function
+// begins with call __fentry__ except cleanup_module = bbr_unregister
+// (__exit is notrace); bbr_register = init_module are init text.
+func TestKernelStatsModules(t *testing.T) {
+	dir := testutil.KernelData(t)
+	vmlinux := filepath.Join(dir, "vmlinux")
+	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+		t.Run(m, func(t *testing.T) {
+			ko := filepath.Join(dir, "modules", m+".ko")
+			tg, err := Open(Options{File: encodeModule(t, vmlinux, ko), Bases: []string{vmlinux, ko}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := ComputeStats(tg, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			st.Write(&b)
+			t.Logf("\n%s", b.String())
+			if sum := st.Fentry + st.InlinedOnly + st.NoTrace + st.NoBTF + st.ClonesOnly + st.Other; sum != st.Functions {
+				t.Errorf("classes sum to %d, total %d", sum, st.Functions)
+			}
+			if st.Sites != st.SitesFull+st.SitesPartial+st.SitesNone || st.Sites != st.SitesTraceable+st.SitesNoTrace {
+				t.Errorf("site rows do not add up: %+v", st)
+			}
+			if st.Fentry == 0 || st.InlinedOnly == 0 || st.Other != 0 {
+				t.Errorf("implausible table: %+v", st)
+			}
+			if m == "tcp_bbr" {
+				want := [4]int{14, 4, 2, 0} // fentry, notrace, of which init/exit, no BTF
+				if got := [4]int{st.Fentry, st.NoTrace, st.NoTraceInit, st.NoBTF}; got != want {
+					t.Errorf("tcp_bbr fentry, notrace, init/exit, no BTF = %v, want %v", got, want)
+				}
+			}
+		})
+	}
+}
+
 // TestKernelPerfAcceptsOurSyntax: perf probe -D accepts the commands of
 // "--format perf" and turns them into the same kprobe_events fetch args.
 func TestKernelPerfAcceptsOurSyntax(t *testing.T) {

@@ -44,8 +44,8 @@ type Stats struct {
 // must come from an ELF (vmlinux): the ftrace sites come from its
 // __mcount_loc (or __patchable_function_entries) table.
 func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
-	if t.elf == nil || t.Rel {
-		return nil, errors.New("stats needs a linked kernel image (vmlinux) with its symbol table")
+	if t.elf == nil {
+		return nil, errors.New("stats needs the kernel image or module (an ELF with its symbol table)")
 	}
 	st := &Stats{Object: t.Name, HaveInline: haveInline}
 	// The traceability rules read the ftrace table of the same ELF.
@@ -56,7 +56,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	if rules.ftrace == nil {
 		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
 	}
-	hasSite := func(s Symbol) bool { return rules.hasFtrace("", s.Addr, s.Addr+max(s.Size, 1)) }
+	hasSite := func(s Symbol) bool { return rules.hasFtrace(s.Section, s.Addr, s.Addr+max(s.Size, 1)) }
 	exec := map[string]bool{}
 	for _, s := range t.elf.Sections {
 		if s.Flags&elf.SHF_EXECINSTR != 0 {
@@ -102,11 +102,20 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 			}
 		}
 	}
+	// The object's own FUNCs are functions of it; a module's base chain
+	// (vmlinux) only tells whether a module function's FUNC was
+	// deduplicated into it.
 	for p := t.Main; p != nil; p = p.Base() {
 		ts := p.Types()
 		for j := range ts {
-			if ts[j].Kind() == btf.KindFunc {
-				get(p.Name(&ts[j])).btf = true
+			if ts[j].Kind() != btf.KindFunc {
+				continue
+			}
+			n := p.Name(&ts[j])
+			if p == t.Main {
+				get(n).btf = true
+			} else if i := names[n]; i != nil {
+				i.btf = true
 			}
 		}
 	}
