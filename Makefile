@@ -55,6 +55,7 @@ bench-kernel:
 # Whole-kernel checks against the Debian 6.1 vmlinux and modules (slow).
 check-kernel:
 	@eval "$$(scripts/setup)" && export BTFI_KERNEL_DATA=$$($(SHARED)/tools/kernel-data) && \
+	export BTFI_KERNEL_DATA_ARM64=$$(scripts/kernel-data-arm64) && \
 	$(GO) test -count=1 -timeout 60m -run 'Kernel' ./...
 
 # End-to-end on the real Debian 6.1 kernel under qemu: kprobes at the test

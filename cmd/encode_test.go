@@ -538,21 +538,22 @@ func TestEncodeBadInput(t *testing.T) {
 // TestKernelEncode encodes the Debian vmlinux and modules and checks that
 // nothing is lost (see checkEncode).
 func TestKernelEncode(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
-	// pahole made .BTF from the same DWARF: every prototype type must be
-	// found in the base chain.
-	t.Run("vmlinux", func(t *testing.T) {
-		if r := checkEncode(t, vmlinux, nil, []int{2, 1}); r.Stats.BaseTypes != 0 {
-			t.Errorf("%d types added", r.Stats.BaseTypes)
-		}
-	})
-	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
-		t.Run(m, func(t *testing.T) {
-			if r := checkEncode(t, filepath.Join(dir, "modules", m+".ko"), []string{vmlinux}, []int{1, 2, 8}); r.Stats.BaseTypes != 0 {
+	for _, k := range testutil.Kernels(t) {
+		vmlinux := filepath.Join(k.Dir, "vmlinux")
+		// pahole made .BTF from the same DWARF: every prototype type must
+		// be found in the base chain.
+		t.Run(k.Arch+"/vmlinux", func(t *testing.T) {
+			if r := checkEncode(t, vmlinux, nil, []int{2, 1}); r.Stats.BaseTypes != 0 {
 				t.Errorf("%d types added", r.Stats.BaseTypes)
 			}
 		})
+		for _, m := range testutil.KernelModules {
+			t.Run(k.Arch+"/"+m, func(t *testing.T) {
+				if r := checkEncode(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux}, []int{1, 2, 8}); r.Stats.BaseTypes != 0 {
+					t.Errorf("%d types added", r.Stats.BaseTypes)
+				}
+			})
+		}
 	}
 }
 

@@ -2,11 +2,11 @@ package cmd
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,12 +57,33 @@ var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)
 
 // normSites splits a "sites" listing into sorted unique lines, with the
 // notrace marks taken out, and counts those marks.
+// multiDim matches the dimensions of a multi-dimensional array type.
+var multiDim = regexp.MustCompile(`(\[\d+\]){2,}`)
+
+// flattenArrays spells T[7][3][2] as T[42]: pahole (1.24, which made the
+// Debian kernels' .BTF) encodes a multi-dimensional array as one array of
+// all the elements, and the BTF side spells what the base holds.
+func flattenArrays(l string) string {
+	return multiDim.ReplaceAllStringFunc(l, func(dims string) string {
+		n := uint64(1)
+		for _, d := range strings.Split(strings.Trim(dims, "[]"), "][") {
+			v, err := strconv.ParseUint(d, 10, 64)
+			if err != nil {
+				return dims
+			}
+			n *= v
+		}
+		return "[" + strconv.FormatUint(n, 10) + "]"
+	})
+}
+
 func normSites(out string) (lines []string, notrace int) {
 	seen := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l == "" {
 			continue
 		}
+		l = flattenArrays(l)
 		if m := notraceMark.FindStringIndex(l); m != nil {
 			l = l[:m[0]]
 			notrace++
@@ -222,29 +243,17 @@ func withPaholeBTF(t *testing.T, obj string, bases []string) (string, []string) 
 // TestKernelSitesDWARFvsBTF diffs both paths on the Debian vmlinux and
 // five modules.
 func TestKernelSitesDWARFvsBTF(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
-	objs := []struct {
-		name  string
-		bases []string
-	}{{"vmlinux", nil}}
-	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
-		objs = append(objs, struct {
-			name  string
-			bases []string
-		}{m, []string{vmlinux}})
-	}
-	for _, o := range objs {
-		t.Run(o.name, func(t *testing.T) {
-			obj := vmlinux
-			if o.name != "vmlinux" {
-				obj = filepath.Join(dir, "modules", o.name+".ko")
-				if _, err := os.Stat(obj); err != nil {
-					t.Skip(err)
-				}
-			}
-			n, notrace := diffSites(t, obj, o.bases)
+	for _, k := range testutil.Kernels(t) {
+		vmlinux := filepath.Join(k.Dir, "vmlinux")
+		t.Run(k.Arch+"/vmlinux", func(t *testing.T) {
+			n, notrace := diffSites(t, vmlinux, nil)
 			t.Logf("%d sites equal; %d notrace marks", n, notrace)
 		})
+		for _, m := range testutil.KernelModules {
+			t.Run(k.Arch+"/"+m, func(t *testing.T) {
+				n, notrace := diffSites(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux})
+				t.Logf("%d sites equal; %d notrace marks", n, notrace)
+			})
+		}
 	}
 }

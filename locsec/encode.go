@@ -51,8 +51,13 @@ type Stats struct {
 // ObjectBase returns the lowest non-zero sh_addr of f's SHF_ALLOC
 // sections: the base that CONST|ADDR values are relative to (_text for a
 // vmlinux, whose .data..percpu is linked at 0 and would otherwise be the
-// lowest). 0 for ET_REL objects.
+// lowest). 0 for ET_REL objects, whose addresses are section offsets
+// (arm64 modules give __patchable_function_entries an sh_addr of its own,
+// which is no base).
 func ObjectBase(f *elf.File) uint64 {
+	if f.Type == elf.ET_REL {
+		return 0
+	}
 	base, found := uint64(0), false
 	for _, s := range f.Sections {
 		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NULL || s.Addr == 0 {

@@ -2,6 +2,8 @@ package locsec
 
 import (
 	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
@@ -371,5 +373,51 @@ func TestCanonicalSigned(t *testing.T) {
 		if dec != c.want {
 			t.Errorf("encode+decode(%+v) = %+v, want %+v", c.in, dec, c.want)
 		}
+	}
+}
+
+// TestObjectBaseRelocatable: a relocatable object's address constants are
+// section offsets, whatever sh_addr a section carries (arm64 modules give
+// __patchable_function_entries one); a linked image's base is its lowest
+// allocated address.
+func TestObjectBaseRelocatable(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/encode/mod.ko")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Give the first allocated section an address, in the header bytes.
+	for i, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		hdr := binary.LittleEndian.Uint64(raw[0x28:]) + uint64(i)*64
+		binary.LittleEndian.PutUint64(raw[hdr+16:], 0x170)
+		break
+	}
+	f, err = elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range f.Sections {
+		found = found || s.Addr == 0x170
+	}
+	if !found {
+		t.Fatal("patching sh_addr failed")
+	}
+	if b := ObjectBase(f); b != 0 {
+		t.Errorf("ObjectBase of an ET_REL with a section at 0x170 = %#x, want 0", b)
+	}
+	k, err := elf.Open("../testdata/encode/kern.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if b := ObjectBase(k); b == 0 {
+		t.Error("ObjectBase of a linked image = 0")
 	}
 }

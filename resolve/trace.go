@@ -402,6 +402,11 @@ func readAddrs(f *elf.File, start, stop uint64) ([]uint64, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A position-independent image (arm64 vmlinux) keeps these
+		// pointers in its dynamic relocations.
+		if _, err := elfrel.ApplyDynamic(f, start, b); err != nil {
+			return nil, err
+		}
 		out := make([]uint64, n/8)
 		for i := range out {
 			out[i] = f.ByteOrder.Uint64(b[8*i:])

@@ -57,3 +57,29 @@ func missing(t testing.TB, what string) {
 	}
 	t.Skipf("missing %s", what)
 }
+
+// Kernel is one real kernel build of the kernel data: the Debian 6.1
+// x86-64 kernel of ../shared/tools/kernel-data and, when fetched, its arm64
+// build (scripts/kernel-data-arm64).
+type Kernel struct {
+	Arch string // "x86_64" or "arm64"
+	Dir  string // vmlinux, modules/*.ko
+}
+
+// Kernels returns the kernel builds to check: x86-64 from
+// $BTFI_KERNEL_DATA (skipping without it, like KernelData) and arm64 from
+// $BTFI_KERNEL_DATA_ARM64, which make check-kernel sets too (inside CI it
+// must be set).
+func Kernels(t testing.TB) []Kernel {
+	t.Helper()
+	ks := []Kernel{{"x86_64", KernelData(t)}}
+	if dir := os.Getenv("BTFI_KERNEL_DATA_ARM64"); dir != "" {
+		ks = append(ks, Kernel{"arm64", dir})
+	} else if os.Getenv("CI") != "" {
+		t.Fatal("BTFI_KERNEL_DATA_ARM64 unset (make check-kernel sets it)")
+	}
+	return ks
+}
+
+// KernelModules are the modules both kernel builds provide.
+var KernelModules = []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"}
