@@ -14,16 +14,36 @@ import (
 // the checked-in extracts): .BTF round-trips, validates, and dumps like
 // both bpftools, for vmlinux and every module split on it.
 func TestKernelELF(t *testing.T) {
-	dir := testutil.KernelData(t)
 	tools := bpftools(t)
-	vmPath := filepath.Join(dir, "vmlinux")
+	for _, k := range testutil.Kernels(t) {
+		t.Run(k.Arch, func(t *testing.T) { checkKernelELF(t, k, tools) })
+	}
+}
+
+func checkKernelELF(t *testing.T, k testutil.Kernel, tools map[string]string) {
+	vmPath := filepath.Join(k.Dir, "vmlinux")
 	vm, err := LoadFile(vmPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := vmlinux(t)
-	if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), raw) {
-		t.Fatal("vmlinux .BTF differs from testdata/btf/vmlinux.btf.gz (make -C testdata/btf kernel)")
+	if k.Arch == "x86_64" {
+		raw, _ := vmlinux(t)
+		if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), raw) {
+			t.Fatal("vmlinux .BTF differs from testdata/btf/vmlinux.btf.gz (make -C testdata/btf kernel)")
+		}
+	} else {
+		f, err := elf.Open(vmPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := f.Section(".BTF").Data()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), want) {
+			t.Fatal("vmlinux .BTF round trip differs")
+		}
 	}
 	check := func(t *testing.T, s *Spec, args ...string) {
 		if errs := s.Validate(); len(errs) != 0 {
@@ -41,12 +61,9 @@ func TestKernelELF(t *testing.T) {
 		}
 	}
 	t.Run("vmlinux", func(t *testing.T) { check(t, vm, "file", vmPath) })
-	mods, _ := filepath.Glob(filepath.Join(dir, "modules", "*.ko"))
-	if len(mods) == 0 {
-		t.Fatal("no modules")
-	}
-	for _, m := range mods {
-		t.Run(filepath.Base(m), func(t *testing.T) {
+	for _, name := range testutil.KernelModules {
+		m := filepath.Join(k.Dir, "modules", name+".ko")
+		t.Run(name, func(t *testing.T) {
 			s, err := LoadFile(m, vm)
 			if err != nil {
 				t.Fatal(err)
