@@ -8,22 +8,25 @@ import (
 )
 
 // TestKernelUnwindAgrees runs the unwinding check over the Debian vmlinux
-// .debug_frame and the modules' (relocated) .debug_frame.
+// .debug_frame and the modules' (relocated) .debug_frame, x86-64 and arm64
+// (whose kernel signs return addresses: DW_CFA_AARCH64_negate_ra_state).
 func TestKernelUnwindAgrees(t *testing.T) {
-	dir := testutil.KernelData(t)
-	files := []string{"vmlinux"}
-	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
-		files = append(files, filepath.Join("modules", m+".ko"))
-	}
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			for _, v := range []uint8{Version3, Version2} {
-				vr := verifyFile(t, filepath.Join(dir, f), v)
-				if f == "vmlinux" && v == Version3 && vr.FDEs != 46039 {
-					t.Errorf("checked %d FDEs, want all 46039", vr.FDEs)
+	wantFDEs := map[string]int{"x86_64": 46039, "arm64": 44940}
+	for _, k := range testutil.Kernels(t) {
+		files := []string{"vmlinux"}
+		for _, m := range testutil.KernelModules {
+			files = append(files, filepath.Join("modules", m+".ko"))
+		}
+		for _, f := range files {
+			t.Run(k.Arch+"/"+f, func(t *testing.T) {
+				for _, v := range []uint8{Version3, Version2} {
+					vr := verifyFile(t, filepath.Join(k.Dir, f), v)
+					if n, ok := wantFDEs[k.Arch]; ok && f == "vmlinux" && v == Version3 && vr.FDEs != n {
+						t.Errorf("checked %d FDEs, want all %d", vr.FDEs, n)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -38,10 +41,17 @@ func TestKernelLLVM(t *testing.T) {
 // TestKernelModuleSection adds .sframe (+ .rela.sframe) to kernel modules
 // and checks that readelf reads it exactly as our dump prints it.
 func TestKernelModuleSection(t *testing.T) {
-	dir := testutil.KernelData(t)
-	for _, m := range []string{"tcp_bbr", "xfs"} {
-		t.Run(m, func(t *testing.T) {
-			ours, em := emitInto(t, filepath.Join(dir, "modules", m+".ko"), Version3)
+	for _, k := range testutil.Kernels(t) {
+		for _, m := range []string{"tcp_bbr", "xfs"} {
+			t.Run(k.Arch+"/"+m, func(t *testing.T) { checkModuleSection(t, filepath.Join(k.Dir, "modules", m+".ko")) })
+		}
+	}
+}
+
+func checkModuleSection(t *testing.T, ko string) {
+	{
+		{
+			ours, em := emitInto(t, ko, Version3)
 			want := readelfSFrame(t, ours)
 			if got := ourDump(t, ours); got != want {
 				t.Errorf("dump differs:\n%s", lineDiff(got, want))
@@ -49,6 +59,6 @@ func TestKernelModuleSection(t *testing.T) {
 			if len(em.Section.FDEs) != em.CFIFDEs {
 				t.Errorf("%d of %d FDEs kept: %v", len(em.Section.FDEs), em.CFIFDEs, em.Skipped)
 			}
-		})
+		}
 	}
 }
