@@ -3,7 +3,6 @@ package resolve
 import (
 	"cmp"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/btfinline/btfinline/internal/elfrel"
@@ -12,127 +11,79 @@ import (
 	"sync"
 
 	"github.com/btfinline/btfinline/sframe/cfi"
-	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
-// fdeRef locates one FDE of a .debug_frame section.
-type fdeRef struct {
-	begin, end uint64
-	off, n     int // FDE bytes [off, off+n)
-	cie, cieN  int // its CIE's bytes
-}
-
-// indexDebugFrame lists the FDEs of a .debug_frame (ELF64, 32-bit DWARF
-// lengths) without decoding their instructions, sorted by address.
-func indexDebugFrame(d []byte, bo binary.ByteOrder) []fdeRef {
-	out := make([]fdeRef, 0, len(d)/64)
-	for off := 0; off+8 <= len(d); {
-		l := int(bo.Uint32(d[off:]))
-		if l == 0xffffffff || l < 4 || off+4+l > len(d) {
-			return nil // 64-bit DWARF or garbage: the caller falls back
-		}
-		if id := bo.Uint32(d[off+4:]); id != 0xffffffff && l >= 4+16 {
-			cie := int(id)
-			if cie+8 > len(d) || bo.Uint32(d[cie+4:]) != 0xffffffff {
-				return nil
-			}
-			cl := 4 + int(bo.Uint32(d[cie:]))
-			if cie+cl > len(d) {
-				return nil
-			}
-			begin := bo.Uint64(d[off+8:])
-			rng := bo.Uint64(d[off+16:])
-			out = append(out, fdeRef{begin, begin + rng, off, 4 + l, cie, cl})
-		}
-		off += 4 + l
-	}
-	slices.SortFunc(out, func(a, b fdeRef) int { return cmp.Compare(a.begin, b.begin) })
-	return out
-}
-
-// elfCFA returns a CFAFunc over f's .debug_frame (else .eh_frame). It
-// indexes the FDEs on first use and decodes only the FDE covering the pc
-// asked for: most resolutions meet few DW_OP_fbreg locations and should
-// not pay for the kernel's 40,000 FDEs. Relocatable objects are not
-// supported (their FDE addresses need relocation): nil.
+// elfCFA returns a CFAFunc over a linked object's .debug_frame (else
+// .eh_frame), parsed by package sframe/cfi on first use; an FDE's
+// instructions are run only for the pc asked for. Relocatable objects have
+// relCFA. (Delve's frame parser, used here before, stops at AArch64's
+// DW_CFA_AARCH64_negate_ra_state, which every pac-ret function of the arm64
+// kernel has.)
 func elfCFA(f *elf.File, a Arch) CFAFunc {
 	if f.Type == elf.ET_REL {
 		return nil
 	}
-	var (
-		once  sync.Once
-		data  []byte
-		index []fdeRef
-		all   frame.FrameDescriptionEntries // fallback: whole-table parse
-	)
-	load := func() {
-		defer func() {
-			// The unwind-table parser is third-party code: a malformed
-			// table must cost us the fbreg locations, not the process.
-			if recover() != nil {
-				index, all = nil, nil
-			}
-		}()
-		if s := f.Section(".debug_frame"); s != nil {
-			var err error
-			if data, err = s.Data(); err == nil {
-				if index = indexDebugFrame(data, f.ByteOrder); index == nil {
-					all, _ = frame.Parse(data, f.ByteOrder, 0, 8, 0)
-				}
-			}
-		} else if s := f.Section(".eh_frame"); s != nil && s.Addr != 0 {
-			if d, err := s.Data(); err == nil {
-				all, _ = frame.Parse(d, f.ByteOrder, 0, 8, s.Addr)
-			}
-		}
-		// FDEForPC binary-searches; tables list FDEs in compilation-unit
-		// order, not address order.
-		sort.SliceStable(all, func(i, j int) bool { return all[i].Begin() < all[j].Begin() })
+	ptr := 8
+	if f.Class == elf.ELFCLASS32 {
+		ptr = 4
 	}
-	fdeFor := func(pc uint64) *frame.FrameDescriptionEntry {
-		if index == nil {
-			fde, err := all.FDEForPC(pc)
+	return fdeCFA(a, func() []*cfi.FDE {
+		for _, c := range []struct {
+			name string
+			kind cfi.Kind
+		}{{".debug_frame", cfi.DebugFrame}, {".eh_frame", cfi.EHFrame}} {
+			s := f.Section(c.name)
+			if s == nil || s.Type != elf.SHT_PROGBITS || s.Size == 0 || c.kind == cfi.EHFrame && s.Addr == 0 {
+				continue
+			}
+			data, err := s.Data()
 			if err != nil {
 				return nil
 			}
-			return fde
-		}
-		i := sort.Search(len(index), func(i int) bool { return index[i].end > pc })
-		if i == len(index) || pc < index[i].begin {
-			return nil
-		}
-		r := index[i]
-		// A two-entry table: the CIE at 0 and the FDE pointing at it.
-		mini := make([]byte, 0, r.cieN+r.n)
-		mini = append(mini, data[r.cie:r.cie+r.cieN]...)
-		fde := append([]byte(nil), data[r.off:r.off+r.n]...)
-		f.ByteOrder.PutUint32(fde[4:], 0)
-		mini = append(mini, fde...)
-		fdes, err := frame.Parse(mini, f.ByteOrder, 0, 8, 0)
-		if err != nil || len(fdes) != 1 {
-			return nil
-		}
-		return fdes[0]
-	}
-	return func(pc uint64) (reg uint32, off int64, ok bool) {
-		once.Do(load)
-		defer func() {
-			if recover() != nil {
-				ok = false
+			res, _ := cfi.Parse(&cfi.Section{Kind: c.kind, Data: data, Addr: s.Addr, Order: f.ByteOrder, PtrSize: ptr})
+			if res == nil {
+				return nil
 			}
-		}()
-		fde := fdeFor(pc)
-		if fde == nil || !fde.Cover(pc) {
+			return res.FDEs
+		}
+		return nil
+	})
+}
+
+// fdeCFA looks the CFA rule up in the FDEs load returns (called once, on
+// first use): the row of the FDE covering pc, when the CFA is a named
+// register plus an offset.
+func fdeCFA(a Arch, load func() []*cfi.FDE) CFAFunc {
+	var (
+		once sync.Once
+		fdes []*cfi.FDE
+	)
+	errFound := errors.New("found")
+	return func(pc uint64) (reg uint32, off int64, ok bool) {
+		once.Do(func() {
+			fdes = load()
+			// Tables list FDEs in compilation-unit order, not by address.
+			slices.SortStableFunc(fdes, func(x, y *cfi.FDE) int { return cmp.Compare(x.Begin, y.Begin) })
+		})
+		i := sort.Search(len(fdes), func(i int) bool { return fdes[i].End() > pc })
+		if i == len(fdes) || pc < fdes[i].Begin {
 			return 0, 0, false
 		}
-		fc, err := fde.EstablishFrame(pc)
-		if err != nil || fc.CFA.Rule != frame.RuleCFA {
+		var row cfi.Row
+		err := fdes[i].Execute(func(r *cfi.Row) error {
+			if pc >= r.Loc && pc < r.End {
+				row = *r
+				return errFound
+			}
+			return nil
+		})
+		if err != errFound || row.CFA.Expr != nil {
 			return 0, 0, false
 		}
-		if _, named := a.RegName(uint32(fc.CFA.Reg)); !named {
+		if _, named := a.RegName(uint32(row.CFA.Reg)); !named {
 			return 0, 0, false
 		}
-		return uint32(fc.CFA.Reg), fc.CFA.Offset, true
+		return uint32(row.CFA.Reg), row.CFA.Off, true
 	}
 }
 
@@ -180,45 +131,17 @@ func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uin
 		b, ok := byName[sec]
 		return b + off, ok
 	}
-	var (
-		once sync.Once
-		fdes []*cfi.FDE
-	)
-	load := func() {
+	return fdeCFA(a, func() []*cfi.FDE {
 		data, err := relocated(f, idx, base)
 		if err != nil {
-			return
+			return nil
 		}
 		res, _ := cfi.Parse(&cfi.Section{Kind: kind, Data: data, Order: f.ByteOrder, PtrSize: 8})
 		if res == nil {
-			return
-		}
-		fdes = append(fdes, res.FDEs...)
-		slices.SortStableFunc(fdes, func(x, y *cfi.FDE) int { return cmp.Compare(x.Begin, y.Begin) })
-	}
-	errFound := errors.New("found")
-	return func(pc uint64) (reg uint32, off int64, ok bool) {
-		once.Do(load)
-		i := sort.Search(len(fdes), func(i int) bool { return fdes[i].End() > pc })
-		if i == len(fdes) || pc < fdes[i].Begin {
-			return 0, 0, false
-		}
-		var row cfi.Row
-		err := fdes[i].Execute(func(r *cfi.Row) error {
-			if pc >= r.Loc && pc < r.End {
-				row = *r
-				return errFound
-			}
 			return nil
-		})
-		if err != errFound || row.CFA.Expr != nil {
-			return 0, 0, false
 		}
-		if _, named := a.RegName(uint32(row.CFA.Reg)); !named {
-			return 0, 0, false
-		}
-		return uint32(row.CFA.Reg), row.CFA.Off, true
-	}, key
+		return res.FDEs
+	}), key
 }
 
 // relocated returns a copy of section idx of f with its RELA relocations

@@ -64,12 +64,12 @@ func TestRelCFAVsLinked(t *testing.T) {
 
 // TestKernelModuleFBReg: with the module's .debug_frame, every site
 // parameter at DW_OP_fbreg becomes a stack fetch.
-func TestKernelModuleFBReg(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
+func TestKernelModuleFBReg(t *testing.T) { forKernels(t, checkModuleFBReg) }
+
+func checkModuleFBReg(t *testing.T, k testutil.Kernel, vmlinux string) {
 	for _, m := range []string{"virtio_net", "fuse"} {
 		t.Run(m, func(t *testing.T) {
-			ko := filepath.Join(dir, "modules", m+".ko")
+			ko := filepath.Join(k.Dir, "modules", m+".ko")
 			inl := encodeModule(t, vmlinux, ko)
 			tg, err := Open(Options{File: inl, Bases: []string{vmlinux, ko}})
 			if err != nil {
@@ -121,11 +121,11 @@ func encodeModule(t *testing.T, vmlinux, ko string) string {
 // TestKernelModuleFBRegVsPerf: in virtio_net, every argument at a
 // DW_OP_fbreg location that perf probe also fetches is fetched at the
 // same stack slot (perf computes the CFA from the .ko's .debug_frame too).
-func TestKernelModuleFBRegVsPerf(t *testing.T) {
-	dir := testutil.KernelData(t)
+func TestKernelModuleFBRegVsPerf(t *testing.T) { forKernels(t, checkModuleFBRegVsPerf) }
+
+func checkModuleFBRegVsPerf(t *testing.T, k testutil.Kernel, vmlinux string) {
 	perf := testutil.SystemTool(t, "perf")
-	vmlinux := filepath.Join(dir, "vmlinux")
-	ko := filepath.Join(dir, "modules", "virtio_net.ko")
+	ko := filepath.Join(k.Dir, "modules", "virtio_net.ko")
 	tg, err := Open(Options{File: encodeModule(t, vmlinux, ko), Bases: []string{vmlinux, ko}})
 	if err != nil {
 		t.Fatal(err)

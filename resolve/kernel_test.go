@@ -17,36 +17,42 @@ import (
 )
 
 var (
-	kernelInlineOnce sync.Once
-	kernelInline     string
-	kernelInlineErr  error
+	kernelInlineMu sync.Mutex
+	kernelInlines  = map[string]string{}
 )
 
-// kernelInlineBTF returns a .BTF.inline for the kernel data's vmlinux:
-// $BTFI_VMLINUX_INLINE if set, else one made by "btfinline encode".
+// kernelInlineBTF returns a .BTF.inline for a kernel data vmlinux, made
+// once per test binary by "btfinline encode" ($BTFI_VMLINUX_INLINE gives
+// the x86-64 one ready-made).
 func kernelInlineBTF(t *testing.T, vmlinux string) string {
 	t.Helper()
-	if p := os.Getenv("BTFI_VMLINUX_INLINE"); p != "" {
+	if p := os.Getenv("BTFI_VMLINUX_INLINE"); p != "" && !strings.Contains(vmlinux, "arm64") {
 		return p
 	}
-	kernelInlineOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "btfi-resolve")
-		if err != nil {
-			kernelInlineErr = err
-			return
-		}
-		kernelInline = filepath.Join(dir, "vmlinux.inline")
-		cmd := exec.Command("go", "run", "./cmd/btfinline", "encode", vmlinux, "-o", kernelInline, "-q")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			kernelInlineErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if kernelInlineErr != nil {
-		t.Fatalf("encode vmlinux: %v", kernelInlineErr)
+	kernelInlineMu.Lock()
+	defer kernelInlineMu.Unlock()
+	if p, ok := kernelInlines[vmlinux]; ok {
+		return p
 	}
-	return kernelInline
+	dir, err := os.MkdirTemp("", "btfi-resolve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "vmlinux.inline")
+	cmd := exec.Command("go", "run", "./cmd/btfinline", "encode", vmlinux, "-o", p, "-q")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("encode %s: %v\n%s", vmlinux, err, out)
+	}
+	kernelInlines[vmlinux] = p
+	return p
+}
+
+// forKernels runs check as one subtest per kernel build (x86_64, arm64).
+func forKernels(t *testing.T, check func(t *testing.T, k testutil.Kernel, vmlinux string)) {
+	for _, k := range testutil.Kernels(t) {
+		t.Run(k.Arch, func(t *testing.T) { check(t, k, filepath.Join(k.Dir, "vmlinux")) })
+	}
 }
 
 type perfProbe struct {
@@ -101,9 +107,9 @@ func perfProbes(t *testing.T, vmlinux, fn string, syms *SymTab) []perfProbe {
 // TestKernelResolveVsPerf: for each function, the addresses resolve prints
 // are perf's plus the out-of-line copies, and every argument perf fetches
 // is fetched at the same place by ours.
-func TestKernelResolveVsPerf(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
+func TestKernelResolveVsPerf(t *testing.T) { forKernels(t, checkResolveVsPerf) }
+
+func checkResolveVsPerf(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	inl := kernelInlineBTF(t, vmlinux)
 	tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
 	if err != nil {
@@ -253,9 +259,9 @@ func BenchmarkKernelResolve(b *testing.B) {
 
 // TestKernelStats prints the traceability table of the kernel data's
 // vmlinux and checks that the classes partition the functions.
-func TestKernelStats(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
+func TestKernelStats(t *testing.T) { forKernels(t, checkStats) }
+
+func checkStats(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	inl := kernelInlineBTF(t, vmlinux)
 	tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
 	if err != nil {
@@ -287,12 +293,12 @@ func TestKernelStats(t *testing.T) {
 // know by hand (objdump -dr): of its 18 function symbols, every function
 // begins with call __fentry__ except cleanup_module = bbr_unregister
 // (__exit is notrace); bbr_register = init_module are init text.
-func TestKernelStatsModules(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
-	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+func TestKernelStatsModules(t *testing.T) { forKernels(t, checkStatsModules) }
+
+func checkStatsModules(t *testing.T, k testutil.Kernel, vmlinux string) {
+	for _, m := range testutil.KernelModules {
 		t.Run(m, func(t *testing.T) {
-			ko := filepath.Join(dir, "modules", m+".ko")
+			ko := filepath.Join(k.Dir, "modules", m+".ko")
 			tg, err := Open(Options{File: encodeModule(t, vmlinux, ko), Bases: []string{vmlinux, ko}})
 			if err != nil {
 				t.Fatal(err)
@@ -313,7 +319,7 @@ func TestKernelStatsModules(t *testing.T) {
 			if st.Fentry == 0 || st.InlinedOnly == 0 || st.Other != 0 {
 				t.Errorf("implausible table: %+v", st)
 			}
-			if m == "tcp_bbr" {
+			if m == "tcp_bbr" && k.Arch == "x86_64" {
 				want := [4]int{14, 4, 2, 0} // fentry, notrace, of which init/exit, no BTF
 				if got := [4]int{st.Fentry, st.NoTrace, st.NoTraceInit, st.NoBTF}; got != want {
 					t.Errorf("tcp_bbr fentry, notrace, init/exit, no BTF = %v, want %v", got, want)
@@ -325,9 +331,9 @@ func TestKernelStatsModules(t *testing.T) {
 
 // TestKernelPerfAcceptsOurSyntax: perf probe -D accepts the commands of
 // "--format perf" and turns them into the same kprobe_events fetch args.
-func TestKernelPerfAcceptsOurSyntax(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
+func TestKernelPerfAcceptsOurSyntax(t *testing.T) { forKernels(t, checkPerfAcceptsOurSyntax) }
+
+func checkPerfAcceptsOurSyntax(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	perf := testutil.SystemTool(t, "perf")
 	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
 	if err != nil {
@@ -364,10 +370,26 @@ func TestKernelPerfAcceptsOurSyntax(t *testing.T) {
 
 // TestKernelPatchSites: sites refused as jump-label, static-call or BUG()
 // sites are, according to objdump, at a nop/jmp, a call and a ud2.
-func TestKernelPatchSites(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
-	objdump := testutil.RefTool(t, "objdump")
+func TestKernelPatchSites(t *testing.T) { forKernels(t, checkPatchSites) }
+
+// patchInsns are the instructions objdump shows at each kind of patch
+// site: x86-64 jump labels are a 2- or 5-byte nop or jmp, static calls a
+// call/nop/jmp, BUG() a ud2; arm64 jump labels a nop or b, BUG() a brk, and
+// arm64 has no inline static calls.
+var patchInsns = map[string]map[string][]string{
+	"x86_64": {
+		"jump label patch site": {"nop", "jmp", "xchg   %ax,%ax"},
+		"static call site":      {"call", "nop", "jmp"},
+		"BUG() trap":            {"ud2"},
+	},
+	"arm64": {
+		"jump label patch site": {"nop", "b\t"},
+		"BUG() trap":            {"brk"},
+	},
+}
+
+func checkPatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
+	objdump := k.Objdump(t)
 	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
 	if err != nil {
 		t.Fatal(err)
@@ -376,11 +398,7 @@ func TestKernelPatchSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]string{
-		"jump label patch site": {"nop", "jmp", "xchg   %ax,%ax"},
-		"static call site":      {"call", "nop", "jmp"},
-		"BUG() trap":            {"ud2"},
-	}
+	want := patchInsns[k.Arch]
 	seen := map[string]int{}
 	for i := range sites {
 		why := notrace[i]
@@ -423,9 +441,9 @@ func TestKernelPatchSites(t *testing.T) {
 // TestKernelNesting: the inline places perf does not list are the ones
 // nested in another instance of the same function, which --nesting marks
 // (from the vmlinux DWARF).
-func TestKernelNesting(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
+func TestKernelNesting(t *testing.T) { forKernels(t, checkNesting) }
+
+func checkNesting(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
 	if err != nil {
 		t.Fatal(err)
@@ -471,9 +489,10 @@ func TestKernelNesting(t *testing.T) {
 // TestKernelObjectBaseIsText: CONST|ADDR values are relative to
 // locsec.ObjectBase, and "--running" alone adds kallsyms' _text to them;
 // that is right only if the two are the same address in the ELF.
-func TestKernelObjectBaseIsText(t *testing.T) {
-	dir := testutil.KernelData(t)
-	tg, err := Open(Options{File: filepath.Join(dir, "vmlinux"), NoInline: true})
+func TestKernelObjectBaseIsText(t *testing.T) { forKernels(t, checkObjectBaseIsText) }
+
+func checkObjectBaseIsText(t *testing.T, _ testutil.Kernel, vmlinux string) {
+	tg, err := Open(Options{File: vmlinux, NoInline: true})
 	if err != nil {
 		t.Fatal(err)
 	}

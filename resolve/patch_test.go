@@ -79,18 +79,14 @@ func TestDeadWeakFixture(t *testing.T) {
 // TestKernelModulePatchSites: on the Debian modules, every inline site
 // refused as a patch site starts with the instruction the table says
 // (objdump of the .ko's section), and each table's entries were all read.
-func TestKernelModulePatchSites(t *testing.T) {
-	dir := testutil.KernelData(t)
-	vmlinux := filepath.Join(dir, "vmlinux")
-	objdump := testutil.RefTool(t, "objdump")
-	want := map[string][]string{
-		"jump label patch site": {"nop", "jmp", "xchg   %ax,%ax"},
-		"static call site":      {"call", "nop", "jmp"},
-		"BUG() trap":            {"ud2"},
-	}
-	for _, m := range []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"} {
+func TestKernelModulePatchSites(t *testing.T) { forKernels(t, checkModulePatchSites) }
+
+func checkModulePatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
+	objdump := k.Objdump(t)
+	want := patchInsns[k.Arch]
+	for _, m := range testutil.KernelModules {
 		t.Run(m, func(t *testing.T) {
-			ko := filepath.Join(dir, "modules", m+".ko")
+			ko := filepath.Join(k.Dir, "modules", m+".ko")
 			inl := encodeModule(t, vmlinux, ko)
 			tg, err := Open(Options{File: inl, Bases: []string{vmlinux, ko}})
 			if err != nil {

@@ -83,3 +83,25 @@ func Kernels(t testing.TB) []Kernel {
 
 // KernelModules are the modules both kernel builds provide.
 var KernelModules = []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"}
+
+// A64Tool returns the path of an aarch64 binutils tool (as, ld, objdump)
+// from scripts/a64tools, found through $BTFI_A64TOOLS.
+func A64Tool(t testing.TB, name string) string {
+	t.Helper()
+	if dir := os.Getenv("BTFI_A64TOOLS"); dir != "" {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	missing(t, "aarch64 tool "+name+" ($BTFI_A64TOOLS unset or lacks it; run make test)")
+	return ""
+}
+
+// Objdump returns an objdump that disassembles k's machine code.
+func (k Kernel) Objdump(t testing.TB) string {
+	if k.Arch == "arm64" {
+		return A64Tool(t, "objdump")
+	}
+	return RefTool(t, "objdump")
+}
