@@ -381,6 +381,14 @@ func sectionBytes(s *elf.Section, off, n uint64) ([]byte, error) {
 	if off > s.FileSize || n > s.FileSize-off {
 		return nil, fmt.Errorf("section %s: %d bytes at %#x past its %d bytes in the file", s.Name, n, off, s.FileSize)
 	}
+	// The header's size is not the file's: the last byte must be there
+	// before the buffer is allocated.
+	if n > 0 {
+		var last [1]byte
+		if _, err := s.ReadAt(last[:], int64(off+n-1)); err != nil {
+			return nil, fmt.Errorf("section %s: %d bytes at %#x: past the end of the file", s.Name, n, off)
+		}
+	}
 	b := make([]byte, n)
 	if _, err := s.ReadAt(b, int64(off)); err != nil {
 		return nil, fmt.Errorf("section %s at %#x: %w", s.Name, off, err)
