@@ -38,15 +38,24 @@ type CType struct {
 // String spells t as a parameter type, the way pfunct and bpftool print
 // it: "struct tcp_sock *", "const char *", "void (*)(struct sock *, int)",
 // "u32 (*)[256]", "char * const".
-func (t *CType) String() string { return strings.TrimSpace(declare(t, "", 0)) }
+func (t *CType) String() string {
+	nodes := 0
+	return strings.TrimSpace(declare(t, "", 0, &nodes))
+}
 
-// maxCTypeDepth bounds the nesting declare follows.
-const maxCTypeDepth = 32
+// maxCTypeDepth bounds the nesting declare follows, and maxCTypeNodes the
+// nodes it spells: a tree built from malformed input may share subtrees
+// (a prototype whose parameters are that prototype) and would otherwise
+// spell exponentially many. Real parameter types have a few dozen.
+const (
+	maxCTypeDepth = 32
+	maxCTypeNodes = 1024
+)
 
 // declare spells t around the declarator text inner (what is "inside" the
 // type: pointers, array bounds, parameter lists).
-func declare(t *CType, inner string, depth int) string {
-	if depth > maxCTypeDepth {
+func declare(t *CType, inner string, depth int, nodes *int) string {
+	if *nodes++; depth > maxCTypeDepth || *nodes > maxCTypeNodes {
 		return joinDecl("?", inner)
 	}
 	if t == nil {
@@ -62,7 +71,7 @@ func declare(t *CType, inner string, depth int) string {
 		if e := t.Elem; e != nil && (e.Kind == CArray || e.Kind == CFunc) {
 			in = "(" + in + ")"
 		}
-		return declare(t.Elem, in, depth+1)
+		return declare(t.Elem, in, depth+1, nodes)
 	case CQual:
 		if e := t.Elem; e != nil && e.Kind == CPtr {
 			// A qualified pointer: the qualifier goes after the '*'.
@@ -70,15 +79,15 @@ func declare(t *CType, inner string, depth int) string {
 			if inner != "" {
 				q += " " + inner
 			}
-			return declare(e, q, depth+1)
+			return declare(e, q, depth+1, nodes)
 		}
-		return t.Name + " " + declare(t.Elem, inner, depth+1)
+		return t.Name + " " + declare(t.Elem, inner, depth+1, nodes)
 	case CArray:
 		n := ""
 		if t.N >= 0 {
 			n = strconv.FormatInt(t.N, 10)
 		}
-		return declare(t.Elem, inner+"["+n+"]", depth+1)
+		return declare(t.Elem, inner+"["+n+"]", depth+1, nodes)
 	case CFunc:
 		var b strings.Builder
 		b.WriteString(inner)
@@ -87,7 +96,7 @@ func declare(t *CType, inner string, depth int) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strings.TrimSpace(declare(a, "", depth+1)))
+			b.WriteString(strings.TrimSpace(declare(a, "", depth+1, nodes)))
 		}
 		if t.Variadic {
 			if len(t.Args) > 0 {
@@ -98,7 +107,7 @@ func declare(t *CType, inner string, depth int) string {
 			b.WriteString("void")
 		}
 		b.WriteByte(')')
-		return declare(t.Elem, b.String(), depth+1)
+		return declare(t.Elem, b.String(), depth+1, nodes)
 	}
 	return joinDecl(t.Name, inner)
 }

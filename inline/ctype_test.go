@@ -1,6 +1,9 @@
 package inline
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCTypeString(t *testing.T) {
 	named := func(n string) *CType { return &CType{Name: n} }
@@ -32,5 +35,19 @@ func TestCTypeString(t *testing.T) {
 		if got := c.t.String(); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestCTypeSharedSubtrees: a type tree that shares subtrees (from
+// malformed input: a prototype whose parameters are the previous
+// prototype, 30 levels) is spelled in bounded time, cut short with "?".
+func TestCTypeSharedSubtrees(t *testing.T) {
+	var ct *CType
+	for i := 0; i < 30; i++ {
+		ct = &CType{Kind: CPtr, Elem: &CType{Kind: CFunc, Args: []*CType{ct, ct, ct}}}
+	}
+	s := ct.String()
+	if !strings.Contains(s, "?") || len(s) > 64*maxCTypeNodes {
+		t.Errorf("spelled %d bytes, want a bounded spelling with ?", len(s))
 	}
 }

@@ -8,19 +8,27 @@ import (
 )
 
 // maxTypeDepth bounds the declarator nesting TypeName follows, so that a
-// reference cycle in malformed BTF cannot recurse forever.
-const maxTypeDepth = 32
+// reference cycle in malformed BTF cannot recurse forever, and
+// maxTypeNodes the nodes it builds: a prototype whose parameters refer to
+// itself would otherwise take exponential time within that depth.
+const (
+	maxTypeDepth = 32
+	maxTypeNodes = 1024
+)
 
 // TypeName returns the C spelling of type id as a parameter type, the way
 // pfunct and bpftool print it: "struct tcp_sock *", "const char *", "u32",
 // "void (*)(struct sock *, int)", "int [4]". Id 0 is "void". The spelling
 // is inline.CType's, so that sites read from DWARF and from BTF print the
 // same text.
-func TypeName(s *btf.Spec, id btf.TypeID) string { return ctype(s, id, 0).String() }
+func TypeName(s *btf.Spec, id btf.TypeID) string {
+	nodes := 0
+	return ctype(s, id, 0, &nodes).String()
+}
 
 // ctype converts type id to the C type model; nil is void.
-func ctype(s *btf.Spec, id btf.TypeID, depth int) *inline.CType {
-	if depth > maxTypeDepth {
+func ctype(s *btf.Spec, id btf.TypeID, depth int, nodes *int) *inline.CType {
+	if *nodes++; depth > maxTypeDepth || *nodes > maxTypeNodes {
 		return &inline.CType{Name: "?"}
 	}
 	if id == 0 {
@@ -47,24 +55,24 @@ func ctype(s *btf.Spec, id btf.TypeID, depth int) *inline.CType {
 		}
 		return &inline.CType{Name: tagged("struct", name)}
 	case btf.KindPtr:
-		return &inline.CType{Kind: inline.CPtr, Elem: ctype(s, target, depth+1)}
+		return &inline.CType{Kind: inline.CPtr, Elem: ctype(s, target, depth+1, nodes)}
 	case btf.KindConst, btf.KindVolatile, btf.KindRestrict:
 		q := map[btf.Kind]string{btf.KindConst: "const", btf.KindVolatile: "volatile", btf.KindRestrict: "restrict"}[t.Kind()]
-		return &inline.CType{Kind: inline.CQual, Name: q, Elem: ctype(s, target, depth+1)}
+		return &inline.CType{Kind: inline.CQual, Name: q, Elem: ctype(s, target, depth+1, nodes)}
 	case btf.KindTypeTag:
-		return ctype(s, target, depth+1)
+		return ctype(s, target, depth+1, nodes)
 	case btf.KindArray:
 		elem, _, n := t.Array()
-		return &inline.CType{Kind: inline.CArray, N: int64(n), Elem: ctype(s, elem, depth+1)}
+		return &inline.CType{Kind: inline.CArray, N: int64(n), Elem: ctype(s, elem, depth+1, nodes)}
 	case btf.KindFuncProto:
-		fn := &inline.CType{Kind: inline.CFunc, Elem: ctype(s, target, depth+1)}
+		fn := &inline.CType{Kind: inline.CFunc, Elem: ctype(s, target, depth+1, nodes)}
 		ps := t.Params()
 		for i, p := range ps {
 			if i == len(ps)-1 && p.NameOff == 0 && p.Type == 0 {
 				fn.Variadic = true
 				continue
 			}
-			fn.Args = append(fn.Args, ctype(s, p.Type, depth+1))
+			fn.Args = append(fn.Args, ctype(s, p.Type, depth+1, nodes))
 		}
 		return fn
 	}
