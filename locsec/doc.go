@@ -27,11 +27,11 @@
 //     reader did not know it. A location the format cannot carry (a value
 //     larger than 16 bytes, a constant larger than 8 bytes) is encoded as
 //     unavailable (0 in the LOC_PROTO) and counted in Stats.Unencodable.
-//   - CONST|ADDR values are relative to the object's base address: the
-//     lowest non-zero sh_addr of the object's SHF_ALLOC sections
-//     (Options.AddrBase; ObjectBase computes it). For vmlinux that is _text, so a consumer adds
-//     the runtime _text (KASLR-slid) exactly as for LOCSEC offsets; it is
-//     also what pfunct adds back. Decode adds base("") back.
+//   - CONST|ADDR values are relative to the object's base address: its
+//     _stext symbol, else the lowest non-zero sh_addr of its SHF_ALLOC
+//     sections (Options.AddrBase; ObjectBase computes it), so that a
+//     consumer adds the runtime _stext from kallsyms, which every
+//     architecture lists (docs/encoding.md). Decode adds base("") back.
 //   - LOCSEC: one per ELF section holding sites, named "inline" + the
 //     section name without its leading dot ("inline.text" for .text), a
 //     single LOCSEC even beyond 65,535 entries (widened vlen), entries

@@ -48,15 +48,27 @@ type Stats struct {
 	Unencodable int // parameter locations the format cannot carry
 }
 
-// ObjectBase returns the lowest non-zero sh_addr of f's SHF_ALLOC
-// sections: the base that CONST|ADDR values are relative to (_text for a
-// vmlinux, whose .data..percpu is linked at 0 and would otherwise be the
-// lowest). 0 for ET_REL objects, whose addresses are section offsets
-// (arm64 modules give __patchable_function_entries an sh_addr of its own,
-// which is no base).
+// ObjectBase returns the base CONST|ADDR values are relative to: the
+// _stext symbol of a linked kernel image, else the lowest non-zero sh_addr
+// of its SHF_ALLOC sections (for a vmlinux without _stext: _text, since
+// .data..percpu is linked at 0 and would otherwise be the lowest). 0 for
+// ET_REL objects, whose addresses are section offsets (arm64 modules give
+// __patchable_function_entries an sh_addr of its own, which is no base).
+//
+// _stext because every kernel's /proc/kallsyms has it, so "--running"
+// finds the base without the ELF: on x86-64 it is also _text and the
+// lowest allocated address, but arm64's kallsyms has no _text, and _stext
+// is _text + 64 KiB there (docs/encoding.md).
 func ObjectBase(f *elf.File) uint64 {
 	if f.Type == elf.ET_REL {
 		return 0
+	}
+	if syms, err := f.Symbols(); err == nil {
+		for _, s := range syms {
+			if s.Name == "_stext" && s.Value != 0 && s.Section != elf.SHN_UNDEF {
+				return s.Value
+			}
+		}
 	}
 	base, found := uint64(0), false
 	for _, s := range f.Sections {

@@ -96,10 +96,12 @@ func (k *Kallsyms) Addr(name string) (uint64, bool) {
 	return a, ok
 }
 
-// TextBase returns the runtime start of the kernel image's text: _text,
-// else _stext (they coincide on x86-64; see docs/inspect.md).
+// TextBase returns the runtime address of the kernel image's anchor:
+// _stext, which every architecture's kallsyms lists (arm64's has no
+// _text), else _text. It is the base of CONST|ADDR values
+// (locsec.ObjectBase) and of "_stext+0xoff" probe points.
 func (k *Kallsyms) TextBase() (uint64, error) {
-	for _, n := range []string{"_text", "_stext"} {
+	for _, n := range []string{"_stext", "_text"} {
 		if a, ok := k.vars[n]; ok && a != 0 {
 			return a, nil
 		}

@@ -486,22 +486,23 @@ func checkNesting(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	}
 }
 
-// TestKernelObjectBaseIsText: CONST|ADDR values are relative to
-// locsec.ObjectBase, and "--running" alone adds kallsyms' _text to them;
-// that is right only if the two are the same address in the ELF.
-func TestKernelObjectBaseIsText(t *testing.T) { forKernels(t, checkObjectBaseIsText) }
+// TestKernelObjectBaseIsStext: CONST|ADDR values are relative to
+// locsec.ObjectBase, and "--running" alone adds kallsyms' _stext to them;
+// that is right only if the two are the same address in the ELF. (arm64's
+// kallsyms has no _text, which is 64 KiB below _stext there.)
+func TestKernelObjectBaseIsStext(t *testing.T) { forKernels(t, checkObjectBaseIsStext) }
 
-func checkObjectBaseIsText(t *testing.T, _ testutil.Kernel, vmlinux string) {
+func checkObjectBaseIsStext(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	tg, err := Open(Options{File: vmlinux, NoInline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, ok := tg.markers["_text"]
+	stext, ok := tg.markers["_stext"]
 	if !ok {
-		t.Fatal("no _text")
+		t.Fatal("no _stext")
 	}
-	if tg.addrBase != text {
-		t.Errorf("object base %#x, _text %#x", tg.addrBase, text)
+	if tg.addrBase != stext || tg.textBase != stext {
+		t.Errorf("object base %#x, probe point base %#x, _stext %#x", tg.addrBase, tg.textBase, stext)
 	}
-	t.Logf("object base = _text = %#x", text)
+	t.Logf("object base = _stext = %#x (_text %#x)", stext, tg.markers["_text"])
 }

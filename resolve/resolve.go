@@ -21,7 +21,7 @@ type Place struct {
 	SectionOff uint64 `json:"section_offset"`
 	Caller     string `json:"caller,omitempty"`
 	CallerOff  uint64 `json:"caller_offset"`
-	Target     string `json:"target,omitempty"` // probe point text: caller+0xoff, _text+0xoff, MOD:sym+0xoff
+	Target     string `json:"target,omitempty"` // probe point text: caller+0xoff, _stext+0xoff, MOD:sym+0xoff
 	NoTrace    string `json:"notrace,omitempty"`
 	Note       string `json:"note,omitempty"`
 	// Depth and Outer (only with MarkNesting, from DWARF): 1 = inlined
@@ -201,7 +201,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 
 // target names the probe point: caller+0xoff when the caller's name is
 // unique (kprobe_events resolves a name to its first symbol), else
-// _text+0xoff for vmlinux; "" when no spelling is safe.
+// _stext+0xoff for vmlinux; "" when no spelling is safe.
 func (t *Target) target(caller string, off, addr uint64) string {
 	prefix := ""
 	if t.Rel || t.module {
@@ -214,7 +214,7 @@ func (t *Target) target(caller string, off, addr uint64) string {
 		return fmt.Sprintf("%s%s+%#x", prefix, caller, off)
 	}
 	if !t.Rel && prefix == "" && t.textOK && addr >= t.textBase {
-		return fmt.Sprintf("_text+%#x", addr-t.textBase)
+		return fmt.Sprintf("_stext+%#x", addr-t.textBase)
 	}
 	return ""
 }

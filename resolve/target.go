@@ -58,7 +58,7 @@ type Target struct {
 	// slideOK: Slide is known (ELF input), so per-CPU address constants
 	// can be told from slid ones.
 	slideOK  bool
-	textBase uint64 // _text, for "_text+0xoff" probe points
+	textBase uint64 // _stext (else _text), for "_stext+0xoff" probe points
 	textOK   bool
 }
 
@@ -235,7 +235,7 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 		return err
 	}
 	if !t.textOK {
-		return errors.New("the ELF has no _text or .text to relocate from")
+		return errors.New("the ELF has no _stext, _text or .text to relocate from")
 	}
 	if want, err := buildID(t.elf); err == nil && want != "" {
 		if notes, err := os.ReadFile(sys.path("/sys/kernel/notes")); err == nil {
@@ -257,7 +257,7 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 		}
 		checked++
 		if l[0].Addr+slide != s.Addr {
-			return &StaleError{fmt.Sprintf("%s is at _text+%#x in kallsyms but _text+%#x in %s", s.Name, s.Addr-run, l[0].Addr-t.textBase, path)}
+			return &StaleError{fmt.Sprintf("%s is at _stext+%#x in kallsyms but _stext+%#x in %s", s.Name, s.Addr-run, l[0].Addr-t.textBase, path)}
 		}
 	}
 	if checked == 0 {
@@ -351,7 +351,9 @@ func (t *Target) fromELF(f *elf.File) error {
 	}
 	if !t.Rel {
 		t.addrBase, t.addrOK, t.slideOK = locsec.ObjectBase(f), true, true
-		if v, ok := es.Markers["_text"]; ok {
+		if v, ok := es.Markers["_stext"]; ok {
+			t.textBase, t.textOK = v, true
+		} else if v, ok := es.Markers["_text"]; ok {
 			t.textBase, t.textOK = v, true
 		} else if s := f.Section(".text"); s != nil {
 			t.textBase, t.textOK = s.Addr, true
@@ -422,11 +424,10 @@ func openRunning(o Options) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		// CONST|ADDR values are relative to the ELF's lowest non-zero
-		// allocated section address (locsec.ObjectBase), which is .text
-		// at _text on x86-64 and arm64 vmlinux: the running _text is
-		// that base after KASLR. The slide itself is not known, so
-		// per-CPU offsets (below the base) stay unavailable.
+		// CONST|ADDR values are relative to _stext (locsec.ObjectBase):
+		// the running _stext is that base after KASLR. The slide itself
+		// is not known, so per-CPU offsets (below the base) stay
+		// unavailable.
 		t.textBase, t.textOK = text, true
 		t.addrBase, t.addrOK = text, true
 		t.base = func(sec string) (uint64, error) {
