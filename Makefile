@@ -2,7 +2,7 @@
 # exactly it): it installs what the tests compare against (scripts/setup),
 # checks formatting, vet and staticcheck, runs the unit tests, then the
 # whole-kernel checks on the Debian 6.1 kernel (check-kernel) and the qemu
-# end-to-end run (e2e).
+# end-to-end runs on x86-64 and arm64 (e2e, e2e-arm64).
 GO        ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 SHARED    ?= $(CURDIR)/../shared
@@ -10,14 +10,14 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/btfinline
 
-test: lint unit check-kernel e2e
+test: lint unit check-kernel e2e e2e-arm64
 
 unit:
 	@eval "$$(scripts/setup)" && $(GO) test -count=1 ./...
@@ -64,6 +64,11 @@ check-kernel:
 # E2E_RESOLVER=perf swaps btfinline for the perf/DWARF stand-in.
 e2e:
 	@e2e/run.sh
+
+# The same on the arm64 build of that kernel (qemu-system-aarch64 -M virt,
+# TCG): arm64 registers, frame-base fetches and traceability rules.
+e2e-arm64:
+	@E2E_ARCH=arm64 e2e/run.sh
 
 clean:
 	rm -rf bin

@@ -16,7 +16,7 @@ T=/sys/kernel/tracing
 exec >/dev/console 2>&1
 echo "E2E-BEGIN"
 echo "E2E kernel $(uname -r) resolver=$E2E_RESOLVER"
-echo "E2E kaslr _text=$(grep ' _text$' /proc/kallsyms | cut -d' ' -f1)"
+echo "E2E kaslr $E2E_TEXT_SYM=$(grep " $E2E_TEXT_SYM\$" /proc/kallsyms | cut -d' ' -f1) (link time $E2E_LINK_TEXT; _text lines in kallsyms: $(grep -c " _text$" /proc/kallsyms))"
 t0=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E boot seconds $t0"
 
@@ -75,19 +75,23 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
 	: >/tmp/vr.txt
 	for f in $E2E_VMLINUX_FUNCS; do btfi_resolve "$f" vmlinux | grep '^p:' >>/tmp/vr.txt; done
 	# Immediates holding a kernel address (a global's &x) must move with
-	# KASLR: they are compared apart.
-	addr='s/=\\0xffffffff[0-9a-f]*:/=\\ADDR:/g'
+	# KASLR: they are compared apart (x86-64 0xffffffff8..., arm64
+	# 0xffff8000...).
+	addr='s/=\\0xffff[0-9a-f]*:/=\\ADDR:/g'
 	sed "$addr" /tmp/vr.txt >/tmp/vr.n
 	sed "$addr" /e2e/vmlinux-resolve.txt >/tmp/vh.n
 	if cmp -s /tmp/vr.n /tmp/vh.n; then
 		echo "E2E resolve --running vmlinux: $(wc -l </tmp/vr.txt) probes, the same as from the files"
-		echo "E2E resolve --running vmlinux: $(grep -c '=\\0xffffffff' /tmp/vr.txt) address immediates, $(diff /e2e/vmlinux-resolve.txt /tmp/vr.txt | grep -c '^+p:') lines moved by KASLR"
+		echo "E2E resolve --running vmlinux: $(grep -c '=\\0xffff' /tmp/vr.txt) address immediates, $(diff /e2e/vmlinux-resolve.txt /tmp/vr.txt | grep -c '^+p:') lines moved by KASLR"
 	else
 		# Reported, not failed: the file mode has the ELF (frame
 		# information, symbols) that the running kernel does not offer.
 		echo "E2E resolve --running vmlinux: $(diff /tmp/vh.n /tmp/vr.n | grep -c '^+p:') of $(wc -l </tmp/vr.txt) lines differ from the files:"
 		diff /tmp/vh.n /tmp/vr.n | grep "^[-+]p:" | head -10 | sed 's/^/E2E resolve-diff /'
 	fi
+	# Every address immediate as the guest resolved it: the host checks
+	# that each moved by exactly the KASLR slide.
+	awk '{ for (i = 3; i <= NF; i++) if ($i ~ /=\\0xffff/) { split($i, kv, "="); sub(/^\\/, "", kv[2]); sub(/:.*/, "", kv[2]); print "E2E resolve-addr", $1, kv[1], kv[2] } }' /tmp/vr.txt
 	e2e-guest probe /tmp/vr.txt | grep -v '^E2E probe '
 	echo >$T/kprobe_events
 fi
@@ -95,6 +99,7 @@ fi
 # The kernel as judge of traceability.
 oracle=""
 [ -f /e2e/traceable.txt ] && oracle="-traceable /e2e/traceable.txt"
+oracle="$oracle -textsym $E2E_TEXT_SYM -text $E2E_LINK_TEXT"
 # shellcheck disable=SC2086
 [ -s /e2e/sites.txt ] && e2e-guest judge -batch "$E2E_BATCH" $oracle /e2e/sites.txt
 echo "E2E-END"

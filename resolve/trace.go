@@ -3,9 +3,11 @@ package resolve
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/elfrel"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/btfinline/btfinline/internal/elfrel"
 )
 
 // Region is an address range a kprobe cannot be placed in, with why.
@@ -23,7 +25,10 @@ type Rules struct {
 	rel bool
 	// linked: syms is a linked image's ELF symbol table (with sizes), so
 	// an address no function symbol covers is code nothing can reach.
-	linked  bool
+	linked bool
+	// text reads the instructions before and at a probe address, for
+	// the arm64 instruction rules (arm64insn.go); nil elsewhere.
+	text    func(section string, addr uint64) (orig, patched []byte)
 	regions []Region
 	// points are the many small patch-site regions (jump labels, static
 	// calls, BUG()s), by section ("" in a linked object), each sorted by
@@ -82,7 +87,204 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 			return deadCodeReason
 		}
 	}
-	return r.checkNotrace(section, addr, caller)
+	if why := r.checkNotrace(section, addr, caller); why != "" {
+		return why
+	}
+	return r.checkInsn(section, addr)
+}
+
+// checkInsn applies the arm64 instruction rules to the text at addr; the
+// backward scan stops at the start of the function around it, as the
+// kernel's does at the kallsyms symbol before it. The rules see the text
+// as the file has it and as the kernel patches it (alternatives, see
+// elfText); a refusal in either counts.
+func (r *Rules) checkInsn(section string, addr uint64) string {
+	if r.text == nil {
+		return ""
+	}
+	orig, patched := r.text(section, addr)
+	if len(orig) < 4 {
+		return ""
+	}
+	off := uint64(4 * ARM64AtomicWindow)
+	if r.syms != nil {
+		if _, o, ok := r.syms.Lookup(section, addr); ok {
+			off = o
+		}
+	}
+	if why := ARM64Refusal(orig, off); why != "" {
+		return why
+	}
+	if patched != nil {
+		if why := ARM64Refusal(patched, off); why != "" {
+			return why + " (in the text as alternatives patch it)"
+		}
+	}
+	return ""
+}
+
+// altPatch is one arm64 alternative: the instructions at (sec, at) that
+// the kernel replaces with repl when the CPU has the feature.
+type altPatch struct {
+	sec  string // section of the original ("" in a linked image)
+	at   uint64 // its address (linked) or offset in sec
+	repl []byte
+}
+
+// arm64Alternatives reads .altinstructions (struct alt_instr: s32
+// orig_offset, s32 alt_offset, both relative to the field; u16 cpufeature;
+// u8 orig_len; u8 alt_len). Callback entries (ALTERNATIVE_CB: feature bit
+// 15), whose alt_offset names a function that writes the code, and entries
+// whose lengths differ are skipped. A module's entries are relocations
+// (R_AARCH64_PREL32), applied on elfrel's layout.
+func arm64Alternatives(f *elf.File) []altPatch {
+	idx := -1
+	for i, s := range f.Sections {
+		if s.Name == ".altinstructions" && s.Type == elf.SHT_PROGBITS {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	s := f.Sections[idx]
+	data, err := sectionBytes(s, 0, s.Size)
+	if err != nil {
+		return nil
+	}
+	var base []uint64
+	at := func(i int) uint64 { return f.Sections[i].Addr }
+	if f.Type == elf.ET_REL {
+		base = elfrel.Layout(f, -1)
+		if _, err := elfrel.Apply(f, idx, data, elfrel.Options{SectionAddr: func(i int) uint64 { return base[i] }}); err != nil {
+			return nil
+		}
+		at = func(i int) uint64 { return base[i] }
+	}
+	// where maps an address of the chosen layout to (section, offset):
+	// the executable section holding n bytes there.
+	where := func(a, n uint64) (int, uint64, bool) {
+		for i, x := range f.Sections {
+			if x.Flags&elf.SHF_EXECINSTR == 0 || x.Type != elf.SHT_PROGBITS {
+				continue
+			}
+			if b := at(i); a >= b && a-b <= x.Size && n <= x.Size-(a-b) {
+				return i, a - b, true
+			}
+		}
+		return 0, 0, false
+	}
+	bo := f.ByteOrder
+	self := at(idx)
+	var out []altPatch
+	for e := 0; e+12 <= len(data); e += 12 {
+		orig := self + uint64(e) + uint64(int64(int32(bo.Uint32(data[e:]))))
+		alt := self + uint64(e) + 4 + uint64(int64(int32(bo.Uint32(data[e+4:]))))
+		feat, olen, alen := bo.Uint16(data[e+8:]), uint64(data[e+10]), uint64(data[e+11])
+		if feat&0x8000 != 0 || olen != alen || olen == 0 || olen%4 != 0 {
+			continue
+		}
+		oi, ooff, ok1 := where(orig, olen)
+		ai, aoff, ok2 := where(alt, alen)
+		if !ok1 || !ok2 {
+			continue
+		}
+		repl, err := sectionBytes(f.Sections[ai], aoff, alen)
+		if err != nil {
+			continue
+		}
+		p := altPatch{at: orig, repl: repl}
+		if f.Type == elf.ET_REL {
+			p.sec, p.at = f.Sections[oi].Name, ooff
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].sec != out[j].sec {
+			return out[i].sec < out[j].sec
+		}
+		return out[i].at < out[j].at
+	})
+	return out
+}
+
+// elfText returns Rules.text for f: up to ARM64AtomicWindow instructions
+// before addr and the one at addr, from the executable section holding it
+// (read whole on first use; a linked image is addressed by address, a
+// relocatable object by section and offset), as the file has them and,
+// when alternatives overlap them, as the kernel patches them (nil
+// otherwise). Which alternatives apply depends on the CPU; taking both
+// versions can only refuse more.
+func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byte) {
+	cache := map[*elf.Section][]byte{}
+	data := func(s *elf.Section) []byte {
+		d, ok := cache[s]
+		if !ok {
+			d, _ = sectionBytes(s, 0, s.Size)
+			cache[s] = d
+		}
+		return d
+	}
+	var (
+		altOnce sync.Once
+		alts    []altPatch
+	)
+	return func(section string, addr uint64) ([]byte, []byte) {
+		var sec *elf.Section
+		off := addr
+		for _, s := range f.Sections {
+			if s.Flags&elf.SHF_EXECINSTR == 0 || s.Type != elf.SHT_PROGBITS {
+				continue
+			}
+			if f.Type == elf.ET_REL {
+				if s.Name == section {
+					sec = s
+					break
+				}
+			} else if addr >= s.Addr && addr-s.Addr < s.Size {
+				sec, off = s, addr-s.Addr
+				break
+			}
+		}
+		if sec == nil {
+			return nil, nil
+		}
+		d := data(sec)
+		if off+4 > uint64(len(d)) {
+			return nil, nil
+		}
+		start := uint64(0)
+		if off > 4*ARM64AtomicWindow {
+			start = off - 4*ARM64AtomicWindow
+		}
+		start += (off - start) % 4
+		orig := d[start : off+4]
+
+		altOnce.Do(func() { alts = arm64Alternatives(f) })
+		key, lo, hi := "", addr-(off-start), addr+4 // window in the alternatives' terms
+		if f.Type == elf.ET_REL {
+			key, lo, hi = section, start, off+4
+		}
+		i := sort.Search(len(alts), func(i int) bool {
+			return alts[i].sec > key || alts[i].sec == key && alts[i].at+256 > lo
+		})
+		var patched []byte
+		for ; i < len(alts) && alts[i].sec == key && alts[i].at < hi; i++ {
+			a := alts[i]
+			if a.at+uint64(len(a.repl)) <= lo {
+				continue
+			}
+			if patched == nil {
+				patched = append([]byte(nil), orig...)
+			}
+			for j := range a.repl {
+				if p := a.at + uint64(j); p >= lo && p < hi {
+					patched[p-lo] = a.repl[j]
+				}
+			}
+		}
+		return orig, patched
+	}
 }
 
 // deadCodeReason: in a linked kernel image every C function has a sized
@@ -143,6 +345,9 @@ var markerPairs = []struct {
 // relocated _kprobe_blacklist section. funcs is f's function symbol table.
 func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*Rules, error) {
 	r := &Rules{rel: f.Type == elf.ET_REL, linked: f.Type != elf.ET_REL && funcs != nil, syms: funcs}
+	if a == ArchARM64 {
+		r.text = elfText(f)
+	}
 	if r.rel {
 		for _, s := range f.Sections {
 			if s.Flags&elf.SHF_EXECINSTR == 0 {
@@ -459,6 +664,9 @@ func (r *Rules) relBlacklist(f *elf.File, funcs *SymTab) error {
 // NOKPROBE_SYMBOL functions could not be checked.
 func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error) {
 	r := &Rules{syms: funcs}
+	if a == ArchARM64 {
+		r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
+	}
 	bl, ok, err := sys.KprobeBlacklist()
 	if err != nil {
 		return nil, err

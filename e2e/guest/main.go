@@ -12,17 +12,21 @@ package main
 
 import (
 	"bufio"
+	"debug/elf"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/btfinline/btfinline/resolve"
 )
 
 const tracing = "/sys/kernel/tracing"
@@ -388,8 +392,10 @@ func check(w io.Writer, defs, lines []string) (checkResult, error) {
 func judgeCmd(args []string) error {
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
 	batch := fs.Int("batch", 256, "kprobes registered before the batch is removed")
-	linkText := fs.String("text", "ffffffff81000000", "link-time address of _text")
+	linkText := fs.String("text", "ffffffff81000000", "link-time address of -textsym")
+	textSym := fs.String("textsym", "_text", "kernel symbol the KASLR offset is taken from (arm64 kallsyms has no _text: _stext)")
 	limit := fs.Int("limit", 0, "stop after this many sites (0: all)")
+	keptMax := fs.Int("kept-max", 2000, "list at most this many sites the oracle kept that the kernel refused")
 	traceable := fs.String("traceable", "", "site list of a traceability oracle (btfinline sites --traceable): count its verdicts against the kernel's")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -401,7 +407,7 @@ func judgeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := kallsymsText()
+	rt, err := kallsymsAddr(*textSym)
 	if err != nil {
 		return err
 	}
@@ -433,6 +439,8 @@ func judgeCmd(args []string) error {
 	kmsg := openKmsg()
 	defer kmsg.Close()
 	bl := readBlacklist()
+	kcore := openKcore()
+	defer kcore.Close()
 	start := time.Now()
 	reasons := map[string]int{}
 	bySection := map[string][2]int{}
@@ -453,8 +461,23 @@ func judgeCmd(args []string) error {
 		if (i+1)%1000 == 0 {
 			fmt.Printf("E2E judge progress %d/%d %.1fs\n", i+1, len(lines), time.Since(start).Seconds())
 		}
+		why := ""
+		if err != nil {
+			why = refusal(err, kmsg, bl, addr)
+			if runtime.GOARCH == "arm64" && errors.Is(err, syscall.EINVAL) && strings.Contains(why, "no message") {
+				if r := resolve.ARM64Refusal(kcore.read(addr-4*resolve.ARM64AtomicWindow, 4*(resolve.ARM64AtomicWindow+1)), siteOffset(f[2])); r != "" {
+					why = "EINVAL: " + r
+				}
+			}
+		}
 		if oracle != nil {
 			said, got := b2i(oracle[f[0]]), b2i(err == nil)
+			// Each site the oracle kept and the kernel refused is one of
+			// btfinline's errors: list them (link-time address, for the
+			// host's disassembler), up to a bound.
+			if said == 1 && got == 0 && matrix[1][0] < *keptMax {
+				fmt.Printf("E2E judge kept-refused %s %s %s %s: %s\n", f[0], f[1], f[2], f[3], why)
+			}
 			matrix[said][got]++
 			if _, ok := matrixEx[[2]int{said, got}]; !ok {
 				matrixEx[[2]int{said, got}] = f[2] + " " + f[3]
@@ -466,17 +489,7 @@ func judgeCmd(args []string) error {
 			inBatch++
 			sec[0]++
 		} else {
-			r := errnoName(err)
-			if msg := kmsg.drain(); msg != "" {
-				r += ": " + msg
-			} else if errors.Is(err, syscall.EINVAL) {
-				if bl.contains(addr) {
-					r += ": in the kprobe blacklist (NOKPROBE_SYMBOL, noinstr, entry code)"
-				} else {
-					r += ": no message (jump label, static call, BUG, or not kernel text)"
-				}
-			}
-			r = f[1] + " " + r
+			r := f[1] + " " + why
 			reasons[r]++
 			if _, ok := examples[r]; !ok {
 				examples[r] = fmt.Sprintf("%s %s %s", f[1], f[2], f[3])
@@ -524,7 +537,24 @@ func judgeCmd(args []string) error {
 	return nil
 }
 
-func kallsymsText() (uint64, error) {
+// refusal says why the kernel refused a kprobe at addr: the errno plus
+// the kernel's log line, or for a silent EINVAL whether the address is in
+// the debugfs kprobe blacklist.
+func refusal(err error, kmsg *kmsgReader, bl blacklist, addr uint64) string {
+	r := errnoName(err)
+	if msg := kmsg.drain(); msg != "" {
+		r += ": " + msg
+	} else if errors.Is(err, syscall.EINVAL) {
+		if bl.contains(addr) {
+			r += ": in the kprobe blacklist (NOKPROBE_SYMBOL, noinstr, entry code)"
+		} else {
+			r += ": no message (jump label, static call, BUG, exception table, an instruction the arch will not single-step, or not kernel text)"
+		}
+	}
+	return r
+}
+
+func kallsymsAddr(name string) (uint64, error) {
 	f, err := os.Open("/proc/kallsyms")
 	if err != nil {
 		return 0, err
@@ -533,11 +563,11 @@ func kallsymsText() (uint64, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) >= 3 && fs[2] == "_text" {
+		if len(fs) >= 3 && fs[2] == name {
 			return strconv.ParseUint(fs[0], 16, 64)
 		}
 	}
-	return 0, errors.New("_text not in /proc/kallsyms")
+	return 0, fmt.Errorf("%s not in /proc/kallsyms", name)
 }
 
 // kmsgReader reads the kernel log records written since the last drain:
@@ -596,6 +626,60 @@ func (k *kmsgReader) drain() string {
 		last = "Could not probe notrace function (no ftrace location in the function)"
 	}
 	return last
+}
+
+// kcoreReader reads the running kernel's text through /proc/kcore: the
+// instructions the kernel judged, after boot-time patching (alternatives,
+// jump labels), to name the arm64 instruction rule behind a silent EINVAL.
+type kcoreReader struct {
+	f *elf.File
+	c io.Closer
+}
+
+func openKcore() *kcoreReader {
+	fh, err := os.Open("/proc/kcore")
+	if err != nil {
+		return &kcoreReader{}
+	}
+	f, err := elf.NewFile(fh)
+	if err != nil {
+		fh.Close()
+		return &kcoreReader{}
+	}
+	return &kcoreReader{f, fh}
+}
+
+func (k *kcoreReader) Close() {
+	if k.c != nil {
+		k.c.Close()
+	}
+}
+
+// read returns n bytes of kernel memory at addr, or nil.
+func (k *kcoreReader) read(addr, n uint64) []byte {
+	if k.f == nil {
+		return nil
+	}
+	for _, p := range k.f.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+n <= p.Vaddr+p.Filesz {
+			b := make([]byte, n)
+			if _, err := p.ReadAt(b, int64(addr-p.Vaddr)); err != nil {
+				return nil
+			}
+			return b
+		}
+	}
+	return nil
+}
+
+// siteOffset is OFF of a CALLER+0xOFF site name (0 when there is none).
+func siteOffset(s string) uint64 {
+	_, o, ok := strings.Cut(s, "+0x")
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.ParseUint(o, 16, 64)
+	return v
 }
 
 // blacklist holds the address ranges of /sys/kernel/debug/kprobes/blacklist.
