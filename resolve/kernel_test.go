@@ -506,3 +506,54 @@ func checkObjectBaseIsStext(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	}
 	t.Logf("object base = _stext = %#x (_text %#x)", stext, tg.markers["_text"])
 }
+
+// TestKernelARM64InsnRules: on the arm64 vmlinux the instruction rules
+// refuse sites the running kernel refused in the e2e run: die+0xdc
+// (get_current, after a CASA), flush_thread+0x1c (an MSR),
+// do_one_initcall+0x9c (MRS of DAIF), and
+// collapse_huge_page+0x7f8, which is inside an exclusive sequence only
+// once alternatives turn the LL/SC ldxr/stxr before it into LSE.
+func TestKernelARM64InsnRules(t *testing.T) {
+	var k *testutil.Kernel
+	for _, x := range testutil.Kernels(t) {
+		if x.Arch == "arm64" {
+			k = &x
+		}
+	}
+	if k == nil {
+		t.Skip("no arm64 kernel data")
+	}
+	vmlinux := filepath.Join(k.Dir, "vmlinux")
+	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, _, notrace, err := tg.Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"die+0xdc":                 "inside an exclusive sequence",
+		"flush_thread+0x1c":        "MSR is not single-stepped",
+		"do_one_initcall+0x9c":     "MRS of DAIF",
+		"collapse_huge_page+0x7f8": "as alternatives patch it",
+	}
+	counts := map[string]int{}
+	for i, s := range sites {
+		why := notrace[i]
+		if strings.HasPrefix(why, "arm64: ") {
+			counts[strings.TrimSpace(strings.SplitN(why, ":", 3)[1])]++
+		}
+		where := s.Caller + "+0x" + strconv.FormatUint(s.CallerOff, 16)
+		if w, ok := want[where]; ok {
+			if !strings.Contains(why, w) {
+				t.Errorf("%s %s: %q, want %q", where, s.Func.Name, why, w)
+			}
+			delete(want, where)
+		}
+	}
+	for where := range want {
+		t.Errorf("no site at %s", where)
+	}
+	t.Logf("refused by the arm64 instruction rules: %v", counts)
+}
