@@ -262,8 +262,19 @@ func BenchmarkKernelResolve(b *testing.B) {
 func TestKernelStats(t *testing.T) { forKernels(t, checkStats) }
 
 func checkStats(t *testing.T, _ testutil.Kernel, vmlinux string) {
-	inl := kernelInlineBTF(t, vmlinux)
-	tg, err := Open(Options{File: inl, Bases: []string{vmlinux}})
+	st := checkedStats(t, kernelInlineBTF(t, vmlinux), vmlinux)
+	// Debian 6.1 x86-64 has tens of thousands of each; a broken reader
+	// (e.g. no __mcount_loc) would give zero.
+	if st.Fentry < 20000 || st.InlinedOnly < 10000 || st.NoTrace < 1000 {
+		t.Errorf("implausible table: %+v", st)
+	}
+}
+
+// checkedStats computes the stats table of inl on bases, logs it and
+// checks that the classes partition the functions and the sites.
+func checkedStats(t *testing.T, inl string, bases ...string) *Stats {
+	t.Helper()
+	tg, err := Open(Options{File: inl, Bases: bases})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,11 +291,7 @@ func checkStats(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	if st.Sites != st.SitesFull+st.SitesPartial+st.SitesNone || st.Sites != st.SitesTraceable+st.SitesNoTrace {
 		t.Errorf("site rows do not add up: %+v", st)
 	}
-	// Debian 6.1 x86-64 has tens of thousands of each; a broken reader
-	// (e.g. no __mcount_loc) would give zero.
-	if st.Fentry < 20000 || st.InlinedOnly < 10000 || st.NoTrace < 1000 {
-		t.Errorf("implausible table: %+v", st)
-	}
+	return st
 }
 
 // TestKernelStatsModules: the table for a module (its own symbols, its
@@ -299,23 +306,7 @@ func checkStatsModules(t *testing.T, k testutil.Kernel, vmlinux string) {
 	for _, m := range testutil.KernelModules {
 		t.Run(m, func(t *testing.T) {
 			ko := filepath.Join(k.Dir, "modules", m+".ko")
-			tg, err := Open(Options{File: encodeModule(t, vmlinux, ko), Bases: []string{vmlinux, ko}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := ComputeStats(tg, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var b bytes.Buffer
-			st.Write(&b)
-			t.Logf("\n%s", b.String())
-			if sum := st.Fentry + st.InlinedOnly + st.NoTrace + st.NoBTF + st.ClonesOnly + st.Other; sum != st.Functions {
-				t.Errorf("classes sum to %d, total %d", sum, st.Functions)
-			}
-			if st.Sites != st.SitesFull+st.SitesPartial+st.SitesNone || st.Sites != st.SitesTraceable+st.SitesNoTrace {
-				t.Errorf("site rows do not add up: %+v", st)
-			}
+			st := checkedStats(t, encodeModule(t, vmlinux, ko), vmlinux, ko)
 			if st.Fentry == 0 || st.InlinedOnly == 0 || st.Other != 0 {
 				t.Errorf("implausible table: %+v", st)
 			}
