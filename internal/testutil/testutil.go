@@ -17,13 +17,19 @@ import (
 // found through $BTFI_REFTOOLS.
 func RefTool(t testing.TB, name string) string {
 	t.Helper()
-	if dir := os.Getenv("BTFI_REFTOOLS"); dir != "" {
+	return toolIn(t, "BTFI_REFTOOLS", name, "reference tool")
+}
+
+// toolIn returns name in the folder $env names, or reports it missing.
+func toolIn(t testing.TB, env, name, what string) string {
+	t.Helper()
+	if dir := os.Getenv(env); dir != "" {
 		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	missing(t, "reference tool "+name+" ($BTFI_REFTOOLS unset or lacks it; run make test)")
+	missing(t, what+" "+name+" ($"+env+" unset or lacks it; run make test)")
 	return ""
 }
 
@@ -88,14 +94,7 @@ var KernelModules = []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"
 // from scripts/a64tools, found through $BTFI_A64TOOLS.
 func A64Tool(t testing.TB, name string) string {
 	t.Helper()
-	if dir := os.Getenv("BTFI_A64TOOLS"); dir != "" {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	missing(t, "aarch64 tool "+name+" ($BTFI_A64TOOLS unset or lacks it; run make test)")
-	return ""
+	return toolIn(t, "BTFI_A64TOOLS", name, "aarch64 tool")
 }
 
 // Objdump returns an objdump that disassembles k's machine code.
