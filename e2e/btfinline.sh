@@ -64,6 +64,15 @@ btfi_resolve() {
 	"$BTFINLINE" resolve "$1" --running --format kprobe --module "$2"
 }
 
+# btfi_resolve_elf FUNC MODULE: the same from the module's files in /e2e
+# (MODULE.inline, and MODULE.ko for its symbols and call frame information)
+# on the running kernel's BTF, placed at the running module's sections.
+# Frame-base (+N(%sp)) arguments need the .ko's CFI, which the running
+# kernel does not publish.
+btfi_resolve_elf() {
+	"$BTFINLINE" resolve "$1" "/e2e/$2.inline" -B /sys/kernel/btf/vmlinux -B "/e2e/$2.ko" --running --format kprobe
+}
+
 # --- perf stand-in (host side) -----------------------------------------------
 
 # The arguments to fetch for each test function of testdata/kmod/btfi_e2e.c,

@@ -45,7 +45,17 @@ insmod /e2e/btfi_e2e.ko seed="$E2E_SEED" || echo "E2E error insmod failed"
 cp /e2e/init-probes.txt /tmp/all-probes.txt
 : >/tmp/probes.txt
 if [ "$E2E_RESOLVER" = btfinline ]; then
-	for f in $E2E_FUNCS; do btfi_resolve "$f" btfi_e2e >>/tmp/probes.txt || echo "E2E error resolve $f"; done
+	# The probes come from the module's files on the running kernel
+	# (frame-base arguments need its CFI); --running alone must give the
+	# same lines but for those arguments.
+	: >/tmp/probes-running.txt
+	for f in $E2E_FUNCS; do
+		btfi_resolve_elf "$f" btfi_e2e >>/tmp/probes.txt || echo "E2E error resolve $f"
+		btfi_resolve "$f" btfi_e2e >>/tmp/probes-running.txt || echo "E2E error resolve --running $f"
+	done
+	grep '^p:' /tmp/probes.txt | sed 's/ [^ ]*=+-*[0-9]*(%sp):[a-z0-9]*//g' >/tmp/pf.n
+	grep '^p:' /tmp/probes-running.txt >/tmp/pr.n
+	echo "E2E resolve --running module: $(diff /tmp/pf.n /tmp/pr.n | grep -c '^[-+]p:') lines differ from the files but for frame-base arguments; $(grep -o '=[+-]*[0-9]*(%sp)' /tmp/probes.txt | wc -l) frame-base fetches"
 else
 	cp /e2e/probes.txt /tmp/probes.txt
 fi

@@ -265,6 +265,7 @@ var (
 	hitRE = regexp.MustCompile(`:\s+(\S+):\s+\(([^)]*)\)(.*)$`)
 	// printk reference via the printk:console event or dmesg.
 	refRE = regexp.MustCompile(`btfi: fn=(\S+)(.*)$`)
+	runRE = regexp.MustCompile(`console: btfi: (run|done) n=`)
 )
 
 type hit struct {
@@ -273,9 +274,12 @@ type hit struct {
 	args  []kv
 }
 
-// checkCmd pairs every kprobe hit of function F with the next reference
-// line of F in the same trace (printk:console events are interleaved with
-// the kprobe events in one ring buffer, in execution order).
+// checkCmd pairs every kprobe hit of function F with the reference line of
+// the same call of F (printk:console events are interleaved with the kprobe
+// events in one ring buffer, in execution order): the next reference line,
+// or the one just before the hit within the same run of the callers, for a
+// site whose DW_AT_entry_pc gcc put after the inlined printk (arm64's
+// btfi_frame: the probe fires after the line it is checked against).
 func checkCmd(args []string) error {
 	if len(args) != 2 {
 		return errors.New("usage: check PROBES TRACE")
@@ -308,42 +312,53 @@ func check(w io.Writer, defs, lines []string) (checkResult, error) {
 		probes[p.event] = p
 	}
 	pending := map[string][]hit{}
+	// early holds, per function, a reference line no hit was waiting for,
+	// within the current run ("btfi: run" .. "btfi: done"): a hit that
+	// follows takes it.
+	early := map[string]string{}
 	hits := map[string]int{}
+	compare := func(h hit, refs string) {
+		got := map[string]string{}
+		for _, a := range h.args {
+			got[a.key] = a.val
+		}
+		for _, r := range fields(refs) {
+			tv, fetched := got[r.key]
+			if !fetched {
+				if !r.optional {
+					res.unavailable++
+					fmt.Fprintf(w, "E2E unavailable %s %s %s\n", h.probe.event, h.where, r.key)
+				}
+				continue
+			}
+			res.checked++
+			typ := h.probe.types[r.key]
+			bits, _ := typeWidth(typ)
+			want, err1 := strconv.ParseUint(strings.TrimPrefix(r.val, "0x"), 16, 64)
+			have, err2 := parseTraceValue(tv, typ)
+			if err1 == nil && err2 == nil && mask(want, bits) == mask(have, bits) {
+				res.matched++
+				fmt.Fprintf(w, "E2E match %s %s %s=%s (%s)\n", h.probe.event, h.where, r.key, tv, typ)
+				continue
+			}
+			res.mismatched++
+			fmt.Fprintf(w, "E2E MISMATCH %s %s %s: kprobe %s (%s), printk %s\n", h.probe.event, h.where, r.key, tv, typ, r.val)
+		}
+	}
 	for _, l := range lines {
+		if runRE.MatchString(l) {
+			clear(early)
+			continue
+		}
 		if m := refRE.FindStringSubmatch(l); m != nil && strings.Contains(l, "console:") {
 			fn := m[1]
 			q := pending[fn]
 			if len(q) == 0 {
-				continue // a call at a site that was not probed
+				early[fn] = m[2] // a hit may follow; else an unprobed site
+				continue
 			}
-			h := q[0]
 			pending[fn] = q[1:]
-			got := map[string]string{}
-			for _, a := range h.args {
-				got[a.key] = a.val
-			}
-			for _, r := range fields(m[2]) {
-				tv, fetched := got[r.key]
-				if !fetched {
-					if !r.optional {
-						res.unavailable++
-						fmt.Fprintf(w, "E2E unavailable %s %s %s\n", h.probe.event, h.where, r.key)
-					}
-					continue
-				}
-				res.checked++
-				typ := h.probe.types[r.key]
-				bits, _ := typeWidth(typ)
-				want, err1 := strconv.ParseUint(strings.TrimPrefix(r.val, "0x"), 16, 64)
-				have, err2 := parseTraceValue(tv, typ)
-				if err1 == nil && err2 == nil && mask(want, bits) == mask(have, bits) {
-					res.matched++
-					fmt.Fprintf(w, "E2E match %s %s %s=%s (%s)\n", h.probe.event, h.where, r.key, tv, typ)
-					continue
-				}
-				res.mismatched++
-				fmt.Fprintf(w, "E2E MISMATCH %s %s %s: kprobe %s (%s), printk %s\n", h.probe.event, h.where, r.key, tv, typ, r.val)
-			}
+			compare(q[0], m[2])
 			continue
 		}
 		m := hitRE.FindStringSubmatch(l)
@@ -355,7 +370,13 @@ func check(w io.Writer, defs, lines []string) (checkResult, error) {
 			continue
 		}
 		hits[p.event]++
-		pending[p.fn] = append(pending[p.fn], hit{p, m[2], fields(m[3])})
+		h := hit{p, m[2], fields(m[3])}
+		if refs, ok := early[p.fn]; ok && len(pending[p.fn]) == 0 {
+			delete(early, p.fn)
+			compare(h, refs)
+			continue
+		}
+		pending[p.fn] = append(pending[p.fn], h)
 	}
 	var fns []string
 	for fn := range pending {

@@ -70,6 +70,28 @@ func TestCheck(t *testing.T) {
 		{"unpaired", trace(
 			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=6 k=10",
 		), checkResult{probed: 5, hit: 1, unpaired: 1}},
+		// A site whose entry pc gcc put after the printk: the hit follows
+		// its reference line, within one run, and is not paired with the
+		// next run's line.
+		{"hit after its line", trace(
+			"btfi: run n=0x5",
+			"btfi: fn=btfi_konst x=0x6 k=0xa",
+			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=6 k=10",
+			"btfi: done n=0x5",
+			"btfi: run n=0x6",
+			"btfi: fn=btfi_konst x=0x7 k=0xa",
+			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=7 k=10",
+			"btfi: done n=0x6",
+		), checkResult{probed: 5, hit: 1, checked: 4, matched: 4}},
+		// A line left over from an earlier run is not taken.
+		{"line from another run", trace(
+			"btfi: run n=0x5",
+			"btfi: fn=btfi_konst x=0x6 k=0xa",
+			"btfi: done n=0x5",
+			"btfi: run n=0x6",
+			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=7 k=10",
+			"btfi: done n=0x6",
+		), checkResult{probed: 5, hit: 1, unpaired: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := check(io.Discard, defs, tc.trace)

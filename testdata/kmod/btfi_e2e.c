@@ -150,6 +150,24 @@ static __always_inline u32 btfi_outer(u32 x, u32 y)
 	return btfi_inner(x * 3, y) + 1;
 }
 
+/*
+ * Sixteen values live across a call in the caller: more than the
+ * callee-saved registers of either architecture, so at the inline site
+ * some arguments are still in the caller's stack slots, described as
+ * memory at the frame base (DW_OP_fbreg): the kprobe fetches them as
+ * +N(%sp) through the CFA (x86-64: ten of them, arm64: three).
+ */
+static __always_inline u64 btfi_frame(u64 a, u64 b, u64 c, u64 d,
+				      u64 e, u64 f, u64 g, u64 h,
+				      u64 i, u64 j, u64 k, u64 l,
+				      u64 m, u64 n, u64 o, u64 p)
+{
+	pr_info("btfi: fn=btfi_frame a=%#llx b=%#llx c=%#llx d=%#llx e=%#llx f=%#llx g=%#llx h=%#llx i=%#llx j=%#llx k=%#llx l=%#llx m=%#llx n=%#llx o=%#llx p=%#llx\n",
+		a, b, c, d, e, f, g, h,
+		i, j, k, l, m, n, o, p);
+	return a ^ b ^ c ^ d ^ e ^ f ^ g ^ h ^ i ^ j ^ k ^ l ^ m ^ n ^ o ^ p;
+}
+
 /* Only called from the module's init function (.init.text). */
 static __always_inline u32 btfi_initfn(u32 s, u64 t)
 {
@@ -200,6 +218,18 @@ static noinline void btfi_call_misc(u64 n)
 	btfi_sink += btfi_outer(n + 4, n * 2);
 }
 
+static noinline void btfi_call_frame(u64 v)
+{
+	u64 a = v * 3 + 1, b = v ^ 0x77, c = v * 5, d = v + 9;
+	u64 e = v * v, f = v - 3, g = v << 3, h = ~v;
+	u64 i = v * 7 + 2, j = v ^ 0x1234, k = v * 11, l = v + 0x5555;
+	u64 m = v * 13 + 5, n = v >> 1, o = v * 17, p = v ^ 0xabcd;
+
+	btfi_escape(NULL);
+	btfi_sink += btfi_frame(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p);
+	btfi_sink += a + b + c + d + e + f + g + h + i + j + k + l + m + n + o + p;
+}
+
 static void btfi_run(u64 n)
 {
 	struct btfi_pair pair = { .a = n + 21, .b = n * 3 + 1 };
@@ -210,6 +240,7 @@ static void btfi_run(u64 n)
 	btfi_call_spill(n);
 	btfi_call_mem(&pair, n);
 	btfi_call_misc(n);
+	btfi_call_frame(n);
 }
 
 static ssize_t btfi_write(struct file *f, const char __user *ubuf,
