@@ -89,6 +89,7 @@ btfi_perf_args() {
 	btfi_outer) echo "x y" ;;
 	btfi_inner) echo "p q" ;;
 	btfi_initfn) echo "s t" ;;
+	btfi_frame) echo "a b c d e f g h i j k l m n o p" ;;
 	esac
 }
 
