@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -46,6 +47,21 @@ func kernelInlineBTF(t *testing.T, vmlinux string) string {
 	}
 	kernelInlines[vmlinux] = p
 	return p
+}
+
+// kernelSites returns the inline sites of a kernel data vmlinux, from its
+// encoded .BTF.inline, with the refusal reasons of the traceability rules.
+func kernelSites(t *testing.T, vmlinux string) ([]inline.Site, map[int]string) {
+	t.Helper()
+	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, _, notrace, err := tg.Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sites, notrace
 }
 
 // forKernels runs check as one subtest per kernel build (x86_64, arm64).
@@ -381,14 +397,7 @@ var patchInsns = map[string]map[string][]string{
 
 func checkPatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 	objdump := k.Objdump(t)
-	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sites, _, notrace, err := tg.Sites()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sites, notrace := kernelSites(t, vmlinux)
 	want := patchInsns[k.Arch]
 	seen := map[string]int{}
 	for i := range sites {
@@ -514,15 +523,7 @@ func TestKernelARM64InsnRules(t *testing.T) {
 	if k == nil {
 		t.Skip("no arm64 kernel data")
 	}
-	vmlinux := filepath.Join(k.Dir, "vmlinux")
-	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sites, _, notrace, err := tg.Sites()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sites, notrace := kernelSites(t, filepath.Join(k.Dir, "vmlinux"))
 	want := map[string]string{
 		"die+0xdc":                 "inside an exclusive sequence",
 		"flush_thread+0x1c":        "MSR is not single-stepped",
