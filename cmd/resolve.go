@@ -37,7 +37,8 @@ per parameter, built from its LOC_PARAM and the FUNC_PROTO types.
 
 Places a kprobe cannot use (kprobe blacklist, noinstr, entry or init text,
 jump-label, static-call and BUG() sites, functions without an ftrace
-location, which kprobe events refuse, and dead code of an overridden
+location, which kprobe events refuse, arm64 instructions kprobes will
+not single-step and exclusive sequences, and dead code of an overridden
 __weak function, where a kprobe never fires) and parameters without a fetchable location are listed as comments with the
 reason; nothing is dropped.
 
