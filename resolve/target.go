@@ -350,7 +350,13 @@ func (t *Target) fromELF(f *elf.File) error {
 		return s.Addr, nil
 	}
 	if !t.Rel {
-		t.addrBase, t.addrOK, t.slideOK = locsec.ObjectBase(f), true, true
+		// locsec.ObjectBase, without reading the symbol table again.
+		if v, ok := es.Markers["_stext"]; ok && v != 0 {
+			t.addrBase = v
+		} else {
+			t.addrBase = locsec.ObjectBase(f)
+		}
+		t.addrOK, t.slideOK = true, true
 		if v, ok := es.Markers["_stext"]; ok {
 			t.textBase, t.textOK = v, true
 		} else if v, ok := es.Markers["_text"]; ok {
