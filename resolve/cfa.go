@@ -27,27 +27,40 @@ func elfCFA(f *elf.File, a Arch) CFAFunc {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	return fdeCFA(a, func() []*cfi.FDE {
-		for _, c := range []struct {
-			name string
-			kind cfi.Kind
-		}{{".debug_frame", cfi.DebugFrame}, {".eh_frame", cfi.EHFrame}} {
-			s := f.Section(c.name)
-			if s == nil || s.Type != elf.SHT_PROGBITS || s.Size == 0 || c.kind == cfi.EHFrame && s.Addr == 0 {
-				continue
-			}
-			data, err := s.Data()
-			if err != nil {
-				return nil
-			}
-			res, _ := cfi.Parse(&cfi.Section{Kind: c.kind, Data: data, Addr: s.Addr, Order: f.ByteOrder, PtrSize: ptr})
-			if res == nil {
-				return nil
-			}
-			return res.FDEs
-		}
+	idx, kind := callFrameSection(f)
+	if idx < 0 {
 		return nil
+	}
+	return fdeCFA(a, func() []*cfi.FDE {
+		sec := f.Sections[idx]
+		data, err := sec.Data()
+		if err != nil {
+			return nil
+		}
+		res, _ := cfi.Parse(&cfi.Section{Kind: kind, Data: data, Addr: sec.Addr, Order: f.ByteOrder, PtrSize: ptr})
+		if res == nil {
+			return nil
+		}
+		return res.FDEs
 	})
+}
+
+// callFrameSection returns the index and kind of f's .debug_frame, else of
+// its .eh_frame (in a linked object only with an address, which its
+// PC-relative pointers need); -1 when f has neither.
+func callFrameSection(f *elf.File) (int, cfi.Kind) {
+	for _, c := range []struct {
+		name string
+		kind cfi.Kind
+	}{{".debug_frame", cfi.DebugFrame}, {".eh_frame", cfi.EHFrame}} {
+		for i, s := range f.Sections {
+			if s.Name == c.name && s.Type == elf.SHT_PROGBITS && s.Size > 0 &&
+				(c.kind != cfi.EHFrame || f.Type == elf.ET_REL || s.Addr != 0) {
+				return i, c.kind
+			}
+		}
+	}
+	return -1, cfi.DebugFrame
 }
 
 // fdeCFA looks the CFA rule up in the FDEs load returns (called once, on
@@ -103,20 +116,7 @@ func DescribeCFA(a Arch, reg uint32, off int64) string {
 // offset) to the pc of that layout; nil when the object has no usable
 // call frame information.
 func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uint64, bool)) {
-	idx, kind := -1, cfi.DebugFrame
-	for _, c := range []struct {
-		name string
-		kind cfi.Kind
-	}{{".debug_frame", cfi.DebugFrame}, {".eh_frame", cfi.EHFrame}} {
-		for i, s := range f.Sections {
-			if s.Name == c.name && s.Type == elf.SHT_PROGBITS && s.Size > 0 {
-				idx, kind = i, c.kind
-			}
-		}
-		if idx >= 0 {
-			break
-		}
-	}
+	idx, kind := callFrameSection(f)
 	if idx < 0 || f.Class != elf.ELFCLASS64 {
 		return nil, nil
 	}

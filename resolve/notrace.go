@@ -46,9 +46,10 @@ func (r *Rules) hasFtrace(section string, start, end uint64) bool {
 	return i < len(l) && l[i] < end
 }
 
-// checkNotrace applies the rule to addr inside caller; "" when allowed or
-// when the rule cannot be applied (no ftrace table, no symbol).
-func (r *Rules) checkNotrace(section string, addr uint64, caller string) string {
+// checkNotrace applies the rule to an address inside caller, whose
+// function symbol is s (found: Rules.Check's lookup succeeded); "" when
+// allowed or when the rule cannot be applied (no ftrace table, no symbol).
+func (r *Rules) checkNotrace(section, caller string, s Symbol, found bool) string {
 	if r.syms == nil {
 		return ""
 	}
@@ -58,8 +59,7 @@ func (r *Rules) checkNotrace(section string, addr uint64, caller string) string 
 	if r.ftrace == nil {
 		return ""
 	}
-	s, _, ok := r.syms.Lookup(section, addr)
-	if !ok {
+	if !found {
 		return "" // kallsyms_lookup_size_offset fails: the kernel allows it
 	}
 	if r.hasFtrace(section, s.Addr, s.Addr+max(s.Size, 1)) {

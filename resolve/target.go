@@ -350,15 +350,17 @@ func (t *Target) fromELF(f *elf.File) error {
 		return s.Addr, nil
 	}
 	if !t.Rel {
-		// locsec.ObjectBase, without reading the symbol table again.
-		if v, ok := es.Markers["_stext"]; ok && v != 0 {
-			t.addrBase = v
+		// _stext anchors both address constants (locsec.ObjectBase,
+		// without reading the symbol table again) and probe points.
+		stext, ok := es.Markers["_stext"]
+		if ok && stext != 0 {
+			t.addrBase = stext
 		} else {
 			t.addrBase = locsec.ObjectBase(f)
 		}
 		t.addrOK, t.slideOK = true, true
-		if v, ok := es.Markers["_stext"]; ok {
-			t.textBase, t.textOK = v, true
+		if ok {
+			t.textBase, t.textOK = stext, true
 		} else if v, ok := es.Markers["_text"]; ok {
 			t.textBase, t.textOK = v, true
 		} else if s := f.Section(".text"); s != nil {

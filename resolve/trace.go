@@ -82,35 +82,37 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 			}
 		}
 	}
-	if r.linked {
-		if _, _, ok := r.syms.Lookup(section, addr); !ok {
-			return deadCodeReason
-		}
+	// The function around addr, looked up once for the rules below.
+	var fn Symbol
+	var fnOff uint64
+	found := false
+	if r.syms != nil {
+		fn, fnOff, found = r.syms.Lookup(section, addr)
 	}
-	if why := r.checkNotrace(section, addr, caller); why != "" {
+	if r.linked && !found {
+		return deadCodeReason
+	}
+	if why := r.checkNotrace(section, caller, fn, found); why != "" {
 		return why
 	}
-	return r.checkInsn(section, addr)
+	if !found {
+		fnOff = 4 * ARM64AtomicWindow
+	}
+	return r.checkInsn(section, addr, fnOff)
 }
 
-// checkInsn applies the arm64 instruction rules to the text at addr; the
-// backward scan stops at the start of the function around it, as the
-// kernel's does at the kallsyms symbol before it. The rules see the text
-// as the file has it and as the kernel patches it (alternatives, see
-// elfText); a refusal in either counts.
-func (r *Rules) checkInsn(section string, addr uint64) string {
+// checkInsn applies the arm64 instruction rules to the text at addr, off
+// bytes into its function: the backward scan stops at the function's
+// start, as the kernel's does at the kallsyms symbol before it. The rules
+// see the text as the file has it and as the kernel patches it
+// (alternatives, see elfText); a refusal in either counts.
+func (r *Rules) checkInsn(section string, addr, off uint64) string {
 	if r.text == nil {
 		return ""
 	}
 	orig, patched := r.text(section, addr)
 	if len(orig) < 4 {
 		return ""
-	}
-	off := uint64(4 * ARM64AtomicWindow)
-	if r.syms != nil {
-		if _, o, ok := r.syms.Lookup(section, addr); ok {
-			off = o
-		}
 	}
 	if why := ARM64Refusal(orig, off); why != "" {
 		return why
@@ -161,19 +163,6 @@ func arm64Alternatives(f *elf.File) []altPatch {
 		}
 		at = func(i int) uint64 { return base[i] }
 	}
-	// where maps an address of the chosen layout to (section, offset):
-	// the executable section holding n bytes there.
-	where := func(a, n uint64) (int, uint64, bool) {
-		for i, x := range f.Sections {
-			if x.Flags&elf.SHF_EXECINSTR == 0 || x.Type != elf.SHT_PROGBITS {
-				continue
-			}
-			if b := at(i); a >= b && a-b <= x.Size && n <= x.Size-(a-b) {
-				return i, a - b, true
-			}
-		}
-		return 0, 0, false
-	}
 	bo := f.ByteOrder
 	self := at(idx)
 	var out []altPatch
@@ -184,8 +173,8 @@ func arm64Alternatives(f *elf.File) []altPatch {
 		if feat&0x8000 != 0 || olen != alen || olen == 0 || olen%4 != 0 {
 			continue
 		}
-		oi, ooff, ok1 := where(orig, olen)
-		ai, aoff, ok2 := where(alt, alen)
+		oi, ooff, ok1 := execSectionAt(f, at, orig, olen)
+		ai, aoff, ok2 := execSectionAt(f, at, alt, alen)
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -206,6 +195,21 @@ func arm64Alternatives(f *elf.File) []altPatch {
 		return out[i].at < out[j].at
 	})
 	return out
+}
+
+// execSectionAt maps address a of a layout (at gives each section's
+// address) to the executable section holding n bytes there and the offset
+// in it.
+func execSectionAt(f *elf.File, at func(int) uint64, a, n uint64) (int, uint64, bool) {
+	for i, x := range f.Sections {
+		if x.Flags&elf.SHF_EXECINSTR == 0 || x.Type != elf.SHT_PROGBITS {
+			continue
+		}
+		if b := at(i); a >= b && a-b <= x.Size && n <= x.Size-(a-b) {
+			return i, a - b, true
+		}
+	}
+	return 0, 0, false
 }
 
 // elfText returns Rules.text for f: up to ARM64AtomicWindow instructions
@@ -232,19 +236,15 @@ func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byt
 	return func(section string, addr uint64) ([]byte, []byte) {
 		var sec *elf.Section
 		off := addr
-		for _, s := range f.Sections {
-			if s.Flags&elf.SHF_EXECINSTR == 0 || s.Type != elf.SHT_PROGBITS {
-				continue
-			}
-			if f.Type == elf.ET_REL {
-				if s.Name == section {
+		if f.Type == elf.ET_REL {
+			for _, s := range f.Sections {
+				if s.Name == section && s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
 					sec = s
 					break
 				}
-			} else if addr >= s.Addr && addr-s.Addr < s.Size {
-				sec, off = s, addr-s.Addr
-				break
 			}
+		} else if i, o, ok := execSectionAt(f, func(i int) uint64 { return f.Sections[i].Addr }, addr, 4); ok {
+			sec, off = f.Sections[i], o
 		}
 		if sec == nil {
 			return nil, nil
@@ -265,6 +265,8 @@ func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byt
 		if f.Type == elf.ET_REL {
 			key, lo, hi = section, start, off+4
 		}
+		// alt_len is a u8: an alternative starting 256 bytes before the
+		// window cannot reach into it.
 		i := sort.Search(len(alts), func(i int) bool {
 			return alts[i].sec > key || alts[i].sec == key && alts[i].at+256 > lo
 		})
