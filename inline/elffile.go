@@ -32,6 +32,10 @@ type object struct {
 	funcs   []funcSym
 	debug   map[string][]byte // ".debug_info" -> relocated contents
 	relWarn int               // relocations skipped (unknown type)
+	// goAbbrev is .debug_abbrev as debug/dwarf gets it; foreign says it
+	// differs from debug[".debug_abbrev"] (badform.go).
+	goAbbrev []byte
+	foreign  bool
 }
 
 type secRange struct {

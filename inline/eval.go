@@ -210,6 +210,12 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 		s.push(sval{kind: svAddr, val: in.A})
 	case OpConst1u, OpConst1s, OpConst2u, OpConst2s, OpConst4u, OpConst4s,
 		OpConst8u, OpConst8s, OpConstu, OpConsts:
+		// A constant wider than 64 bits is its low 64 bits in a type of
+		// at most 8 bytes (what the type can hold); a wider type would
+		// need the rest.
+		if in.Wide && env.size > 8 {
+			return ReasonLargeConst
+		}
 		s.push(sval{kind: svConst, val: in.A})
 	case OpAddrx, OpConstx, OpGNUAddrIndex, OpGNUConstIndex:
 		if env.addrx == nil {

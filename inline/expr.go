@@ -21,6 +21,9 @@ type Instr struct {
 	Off   int // offset of the opcode within the expression
 	A, B  uint64
 	Block []byte
+	// Wide: a LEB128 constant or offset operand did not fit in 64 bits;
+	// A or B holds its low 64 bits.
+	Wide bool
 }
 
 // ExprFormat is what decoding an expression needs to know about its unit.
@@ -48,7 +51,7 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 		switch op := in.Op; {
 		case op >= OpLit0 && op <= OpLit31, op >= OpReg0 && op <= OpReg31:
 		case op >= OpBreg0 && op <= OpBreg31:
-			in.A = uint64(c.Sleb())
+			in.A = sleb(&c, &in)
 		default:
 			switch op {
 			case OpAddr:
@@ -67,15 +70,22 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 				in.A = uint64(int64(int32(c.U32())))
 			case OpConst8u, OpConst8s:
 				in.A = c.U64()
-			case OpConstu, OpPlusUconst, OpRegx, OpPiece, OpAddrx, OpConstx,
+			case OpConstu, OpPlusUconst:
+				// Constants and offsets are read at any width (gcc writes
+				// 65-bit ones); the evaluator decides what the low 64 bits
+				// are worth. Register numbers and indexes stay strict.
+				var exact bool
+				in.A, exact = c.UlebWide()
+				in.Wide = !exact
+			case OpRegx, OpPiece, OpAddrx, OpConstx,
 				OpConvert, OpReinterpret, OpGNUConvert, OpGNUReinterpret,
 				OpGNUAddrIndex, OpGNUConstIndex:
 				in.A = c.Uleb()
 			case OpConsts, OpFbreg:
-				in.A = uint64(c.Sleb())
+				in.A = sleb(&c, &in)
 			case OpBregx:
 				in.A = c.Uleb()
-				in.B = uint64(c.Sleb())
+				in.B = sleb(&c, &in)
 			case OpBitPiece, OpRegvalType, OpGNURegvalType:
 				in.A = c.Uleb()
 				in.B = c.Uleb()
@@ -125,4 +135,14 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 		}
 	}
 	return out, c.Err()
+}
+
+// sleb reads a signed LEB128 operand of any width, noting in in.Wide when
+// only its low 64 bits are kept.
+func sleb(c *dwarfbuf.Buf, in *Instr) uint64 {
+	v, exact := c.SlebWide()
+	if !exact {
+		in.Wide = true
+	}
+	return uint64(v)
 }

@@ -299,5 +299,11 @@ func WriteStats(w io.Writer, st *Stats) error {
 	if st.Warnings > 0 {
 		fmt.Fprintf(bw, "warnings (entries skipped):        %d\n", st.Warnings)
 	}
+	if st.Resumed > 0 {
+		fmt.Fprintf(bw, "  undecodable entries passed over: %d (each with the rest of the subtree it ends)\n", st.Resumed)
+	}
+	if st.LostSites > 0 {
+		fmt.Fprintf(bw, "  inline sites dropped unfinished: %d\n", st.LostSites)
+	}
 	return bw.Flush()
 }

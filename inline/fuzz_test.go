@@ -14,6 +14,8 @@ func FuzzExpr(f *testing.F) {
 	f.Add([]byte{byte(OpBreg0) + 7, 0x10, byte(OpDeref), byte(OpStackValue)}, false)
 	f.Add([]byte{byte(OpEntryValue), 1, byte(OpReg0) + 4, byte(OpStackValue)}, true)
 	f.Add([]byte{byte(OpReg0) + 5, byte(OpPiece), 8, byte(OpReg0) + 4, byte(OpPiece), 8}, false)
+	// gcc's 65-bit constant (0x9000000000000000 as a signed LEB128).
+	f.Add([]byte{byte(OpConsts), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x90, 0x01, byte(OpStackValue)}, false)
 	f.Fuzz(func(t *testing.T, data []byte, atEntry bool) {
 		for _, ef := range []ExprFormat{fmt8, {AddrSize: 4, RefSize: 8, Order: le}} {
 			ins, err := DecodeExpr(data, ef, ".debug_info", 0x40)
@@ -72,7 +74,7 @@ func FuzzLocList(f *testing.F) {
 // FuzzReadELF feeds whole (mutated) objects to the reader: it must return
 // sites or an error, never panic or hang.
 func FuzzReadELF(f *testing.F) {
-	for _, n := range []string{"tiny-x86_64.o"} {
+	for _, n := range []string{"tiny-x86_64.o", "wideconst-x86_64.o", "badform-x86_64.o"} {
 		b, err := os.ReadFile(filepath.Join(fixtureDir, n))
 		if err != nil {
 			f.Fatal(err)

@@ -67,6 +67,13 @@ type Stats struct {
 	NoParams        int
 	Reasons         map[string]int // unrepresentable locations by reason
 	Warnings        int            // entries or units skipped, relocations ignored
+	// Resumed counts entries whose attributes could not be decoded and
+	// after which the unit was read on from a DW_AT_sibling (of the entry,
+	// or of the innermost enclosing entry that has one); LostSites counts
+	// the inline sites whose entries were cut short by such a skip (sites
+	// inside the skipped bytes cannot be told apart, so are not counted).
+	Resumed   int
+	LostSites int
 	// ViewOnly counts parameters whose location came from an empty
 	// address range that holds only at certain location views (gcc's
 	// DW_AT_GNU_locviews): found only by matching the site's entry view.
@@ -175,7 +182,8 @@ func (o *object) read(path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	d, err := dwarf.New(o.debug[".debug_abbrev"], nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
+	o.goAbbrev, o.foreign = goAbbrevs(o.debug[".debug_abbrev"])
+	d, err := dwarf.New(o.goAbbrev, nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -237,6 +245,8 @@ func (o *object) read(path string, opt Options) (*Result, error) {
 		st.ParamEntries += s.ParamEntries
 		st.Warnings += s.Warnings
 		st.ViewOnly += s.ViewOnly
+		st.Resumed += s.Resumed
+		st.LostSites += s.LostSites
 		for _, m := range perWarn[wi] {
 			if len(res.Warnings) < maxWarnings {
 				res.Warnings = append(res.Warnings, m)

@@ -69,6 +69,13 @@ type abbrev struct {
 	children bool
 	fixed    int // byte size of all attributes if every form has a fixed size, else -1
 	forms    []uint64
+	// sibling is the index in forms of DW_AT_sibling, -1 if none. The
+	// scanner reads it so that a failure inside a subtree can resume at
+	// the sibling instead of losing the rest of the unit.
+	sibling int
+	sibOff  int // byte offset of DW_AT_sibling in the attributes, when fixed >= 0
+	// foreign: a form debug/dwarf cannot decode (see badform.go).
+	foreign bool
 }
 
 type abbrevTable struct {
@@ -96,23 +103,32 @@ func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 		if code == 0 {
 			break
 		}
-		a := &abbrev{tag: dwarf.Tag(c.Uleb()), children: c.U8() != 0}
+		a := &abbrev{tag: dwarf.Tag(c.Uleb()), children: c.U8() != 0, sibling: -1}
 		for c.Err() == nil {
 			at, form := c.Uleb(), c.Uleb()
 			if at == 0 && form == 0 {
 				break
 			}
 			if form == formImplicitConst {
-				c.Sleb()
+				c.SkipLeb()
+			}
+			if !goKnowsForm(form) {
+				a.foreign = true
+			}
+			if dwarf.Attr(at) == dwarf.AttrSibling && isUnitRef(form) && a.sibling < 0 {
+				a.sibling = len(a.forms)
 			}
 			a.forms = append(a.forms, form)
 		}
 		a.fixed = 0
-		for _, f := range a.forms {
+		for i, f := range a.forms {
 			n := fixedFormSize(f, u)
 			if n < 0 {
 				a.fixed = -1
 				break
+			}
+			if i == a.sibling {
+				a.sibOff = a.fixed
 			}
 			a.fixed += n
 		}
@@ -178,18 +194,59 @@ func fixedFormSize(form uint64, u *unitHdr) int {
 	return -1
 }
 
-// skipAttrs moves c past the attributes of an entry with abbreviation a.
-func skipAttrs(c *dwarfbuf.Buf, a *abbrev, u *unitHdr) {
+// skipAttrs moves c past the attributes of an entry with abbreviation a
+// and returns the section offset of its DW_AT_sibling (0 if it has none,
+// or if the attributes could not be read as far as it).
+func skipAttrs(c *dwarfbuf.Buf, a *abbrev, u *unitHdr) (sibling uint64) {
 	if a.fixed >= 0 {
-		c.Skip(uint64(a.fixed))
-		return
+		if a.sibling < 0 {
+			c.Skip(uint64(a.fixed))
+			return 0
+		}
+		f := a.forms[a.sibling]
+		c.Skip(uint64(a.sibOff))
+		sibling = readUnitRef(c, f, u)
+		c.Skip(uint64(a.fixed - a.sibOff - fixedFormSize(f, u)))
+		return sibling
 	}
-	for _, f := range a.forms {
+	for i, f := range a.forms {
+		if i == a.sibling {
+			sibling = readUnitRef(c, f, u)
+			continue
+		}
 		skipForm(c, f, u, 0)
 		if c.Err() != nil {
-			return
+			return sibling
 		}
 	}
+	return sibling
+}
+
+// isUnitRef tells the forms of a reference within the unit.
+func isUnitRef(form uint64) bool {
+	switch form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+		return true
+	}
+	return false
+}
+
+// readUnitRef reads a unit-relative reference as a section offset.
+func readUnitRef(c *dwarfbuf.Buf, form uint64, u *unitHdr) uint64 {
+	var v uint64
+	switch form {
+	case formRef1:
+		v = uint64(c.U8())
+	case formRef2:
+		v = uint64(c.U16())
+	case formRef4:
+		v = uint64(c.U32())
+	case formRef8:
+		v = c.U64()
+	default:
+		v = c.Uleb()
+	}
+	return uint64(u.off) + v
 }
 
 func skipForm(c *dwarfbuf.Buf, form uint64, u *unitHdr, depth int) {
@@ -200,7 +257,8 @@ func skipForm(c *dwarfbuf.Buf, form uint64, u *unitHdr, depth int) {
 	switch form {
 	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx,
 		formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		c.Uleb()
+		// Skipped, not decoded: a constant of any width is no error here.
+		c.SkipLeb()
 	case formString:
 		c.CString()
 	case formBlock1:

@@ -28,6 +28,8 @@ type worker struct {
 	funcs map[dwarf.Offset]*funcInfo
 	types map[dwarf.Offset]*typeInfo
 	files map[dwarf.Offset][]string // file tables by unit offset
+	// abbrevs caches abbreviation tables by offset, for abbrevAt.
+	abbrevs map[uint64]*abbrevTable
 
 	// The unit being read.
 	u        *unitHdr
@@ -73,23 +75,25 @@ type paramEntry struct {
 }
 
 type frame struct {
-	ps *pendingSite // non-nil for an inlined subroutine (even one skipped)
+	ps      *pendingSite // non-nil for an inlined subroutine (even one skipped)
+	sibling uint64       // DW_AT_sibling of the entry, 0 if none
 }
 
 func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker {
 	return &worker{
 		o: o, d: d, units: units, opt: opt,
 		r: d.Reader(), lk: d.Reader(),
-		funcs: make(map[dwarf.Offset]*funcInfo),
-		types: make(map[dwarf.Offset]*typeInfo),
-		files: make(map[dwarf.Offset][]string),
+		funcs:   make(map[dwarf.Offset]*funcInfo),
+		types:   make(map[dwarf.Offset]*typeInfo),
+		files:   make(map[dwarf.Offset][]string),
+		abbrevs: make(map[uint64]*abbrevTable),
 	}
 }
 
 // entryAt decodes the entry at off with debug/dwarf.
 func (w *worker) entryAt(off dwarf.Offset) *dwarf.Entry {
 	w.r.Seek(off)
-	e, err := w.r.Next()
+	e, err := w.next(w.r)
 	if err != nil || e == nil {
 		w.warn(".debug_info+0x%x: entry skipped: %v", off, err)
 		return nil
@@ -119,7 +123,7 @@ func (w *worker) unit(u *unitHdr) []Site {
 		w.fmt.RefSize = 8
 	}
 	w.r.Seek(u.dieOff)
-	cu, err := w.r.Next()
+	cu, err := w.next(w.r)
 	if err != nil || cu == nil {
 		w.warn(".debug_info+0x%x: unit skipped: %v", u.dieOff, err)
 		return nil
@@ -159,13 +163,21 @@ func (w *worker) unit(u *unitHdr) []Site {
 			continue
 		}
 		ab := tab.get(code)
+		var sibling uint64
 		if ab == nil {
 			c.Failf("unknown abbreviation code %d", code)
-			break
+		} else {
+			sibling = skipAttrs(&c, ab, u)
 		}
-		skipAttrs(&c, ab, u)
 		if c.Err() != nil {
-			break
+			if ab != nil && ab.tag == dwarf.TagInlinedSubroutine {
+				w.stats.LostSites++
+			}
+			var ok bool
+			if stack, ok = w.resume(&c, info[:u.end], off, sibling, stack); !ok {
+				break
+			}
+			continue
 		}
 		parent := stack[len(stack)-1].ps
 		switch {
@@ -189,7 +201,7 @@ func (w *worker) unit(u *unitHdr) []Site {
 				ps = &pendingSite{}
 			}
 			if ab.children {
-				stack = append(stack, frame{ps: ps})
+				stack = append(stack, frame{ps: ps, sibling: sibling})
 			} else {
 				sites = w.finish(ps, sites)
 			}
@@ -211,13 +223,47 @@ func (w *worker) unit(u *unitHdr) []Site {
 			}
 		}
 		if ab.children {
-			stack = append(stack, frame{})
+			stack = append(stack, frame{sibling: sibling})
 		}
 	}
 	if err := c.Err(); err != nil {
 		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, err)
 	}
 	return sites
+}
+
+// resume recovers from an entry at off whose attributes could not be read
+// (c has failed): it moves c to the entry's DW_AT_sibling if that was read,
+// else to that of the innermost enclosing entry that has one, so that the
+// failure costs that subtree rather than the rest of the unit. The sites
+// of inlined subroutines whose entries are left unfinished are dropped
+// and counted in Stats.LostSites. It reports false when there is nowhere
+// to resume.
+func (w *worker) resume(c *dwarfbuf.Buf, unit []byte, off dwarf.Offset, sibling uint64, stack []frame) ([]frame, bool) {
+	keep := len(stack) // the frames that stay: none of the entry's ancestors is lost
+	if sibling <= uint64(off) || sibling >= uint64(len(unit)) {
+		sibling = 0
+		for keep > 1 {
+			keep--
+			if s := stack[keep].sibling; s > uint64(off) && s < uint64(len(unit)) {
+				sibling = s
+				break
+			}
+		}
+	}
+	if sibling == 0 {
+		return stack, false
+	}
+	for _, f := range stack[keep:] {
+		if f.ps != nil && f.ps.site != nil {
+			w.stats.LostSites++
+		}
+	}
+	w.stats.Resumed++
+	w.warn(".debug_info+0x%x: entry skipped, resumed at its sibling 0x%x: %v", off, sibling, c.Err())
+	c.Reset(0, unit)
+	c.Skip(sibling)
+	return stack[:keep], true
 }
 
 // newSite starts a site for an inlined subroutine entry. The result
@@ -555,7 +601,7 @@ func (w *worker) fileName(u *unitHdr, idx int64) string {
 	fs, ok := w.files[u.off]
 	if !ok {
 		w.lk.Seek(u.dieOff)
-		cu, err := w.lk.Next()
+		cu, err := w.next(w.lk)
 		if err == nil && cu != nil {
 			lr, err := w.d.LineReader(cu)
 			if err == nil && lr != nil {
@@ -595,7 +641,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	hops := 0
 	for ; hops < maxOriginHops; hops++ {
 		w.lk.Seek(cur)
-		e, err := w.lk.Next()
+		e, err := w.next(w.lk)
 		if err != nil {
 			return nil, fmt.Errorf("abstract origin .debug_info+0x%x: %v", cur, err)
 		}
@@ -641,9 +687,9 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	var typeOffs []dwarf.Offset
 	if hasParams {
 		w.lk.Seek(paramsAt)
-		w.lk.Next()
+		w.next(w.lk)
 		for {
-			e, err := w.lk.Next()
+			e, err := w.next(w.lk)
 			if err != nil {
 				return nil, fmt.Errorf("parameters of %s at .debug_info+0x%x: %v", fn.Name, paramsAt, err)
 			}
@@ -717,7 +763,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		return unknownType
 	}
 	w.lk.Seek(off)
-	e, err := w.lk.Next()
+	e, err := w.next(w.lk)
 	if err != nil || e == nil || e.Tag == 0 {
 		return unknownType
 	}
@@ -788,7 +834,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		var dims []int64
 		if e.Children {
 			for {
-				c, err := w.lk.Next()
+				c, err := w.next(w.lk)
 				if err != nil || c == nil || c.Tag == 0 {
 					break
 				}
@@ -815,7 +861,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		fn := &CType{Kind: CFunc}
 		if e.Children {
 			for {
-				c, err := w.lk.Next()
+				c, err := w.next(w.lk)
 				if err != nil || c == nil || c.Tag == 0 {
 					break
 				}

@@ -301,6 +301,76 @@ func (b *Buf) ulebSlow() uint64 {
 	}
 }
 
+// SkipLeb moves past a LEB128 number of any width without decoding it: a
+// reader that skips attributes must not fail on a constant it does not
+// need (gcc writes DW_FORM_sdata constants of 65 bits and more).
+func (b *Buf) SkipLeb() {
+	for b.off < len(b.data) {
+		c := b.data[b.off]
+		b.off++
+		if c < 0x80 {
+			return
+		}
+	}
+	b.Fail("truncated LEB128")
+}
+
+// UlebWide reads an unsigned LEB128 number of any width. It returns the
+// low 64 bits and whether they are the whole value; only truncation is an
+// error. Constants are read this way: the consumer knows the width of the
+// type and decides whether the low 64 bits are enough.
+func (b *Buf) UlebWide() (v uint64, exact bool) {
+	exact = true
+	for shift := uint(0); ; shift += 7 {
+		if b.off >= len(b.data) {
+			b.Fail("truncated LEB128")
+			return 0, true
+		}
+		c := b.data[b.off]
+		b.off++
+		p := uint64(c & 0x7f)
+		if shift < 64 {
+			v |= p << shift
+			if p<<shift>>shift != p {
+				exact = false
+			}
+		} else if p != 0 {
+			exact = false
+		}
+		if c < 0x80 {
+			return v, exact
+		}
+	}
+}
+
+// SlebWide reads a signed LEB128 number of any width. It returns the low
+// 64 bits of the two's-complement value and whether they are the whole
+// value (an int64 holds it); only truncation is an error.
+func (b *Buf) SlebWide() (v int64, exact bool) {
+	exact = true
+	for shift := uint(0); ; shift += 7 {
+		if b.off >= len(b.data) {
+			b.Fail("truncated LEB128")
+			return 0, true
+		}
+		c := b.data[b.off]
+		b.off++
+		g := int64(c<<1) << 56 >> 57 // the group, sign-extended
+		if shift >= 63 && g != 0 && g != -1 || shift > 63 && g != v>>63 {
+			exact = false
+		}
+		if c < 0x80 {
+			if shift < 64 {
+				v |= g << shift
+			}
+			return v, exact
+		}
+		if shift < 64 {
+			v |= (g & 0x7f) << shift
+		}
+	}
+}
+
 // Sleb reads a signed LEB128 number. A value that does not fit in 64 bits
 // is an error; redundant sign groups are not.
 func (b *Buf) Sleb() int64 {

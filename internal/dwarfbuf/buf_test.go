@@ -99,6 +99,58 @@ func TestLEB128(t *testing.T) {
 	}
 }
 
+// TestLEB128Wide: the readers for constants keep the low 64 bits of a
+// value of any width and say whether that is the whole value; SkipLeb
+// steps over it. The first two are the constant gcc 16 writes for
+// "const unsigned long valid_dma = 0x9000000000000000" as DW_FORM_sdata
+// (llvm-dwarfdump prints -8070450532247928832), as a positive 65-bit and
+// as a negative 64-bit number.
+func TestLEB128Wide(t *testing.T) {
+	for _, c := range []struct {
+		enc            []byte
+		u              uint64
+		uExact, sExact bool
+	}{
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x90, 0x01}, 0x9000000000000000, true, false},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x90, 0x7f}, 0x9000000000000000, false, true},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03}, math.MaxUint64, false, false},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, 0, false, false},
+		{[]byte{0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, 5, true, true},
+		{[]byte{0x7f}, 0x7f, true, true},
+	} {
+		b := Make("l", nil, 0, append(c.enc, 0xaa))
+		if v, exact := b.UlebWide(); v != c.u || exact != c.uExact || b.Off() != len(c.enc) || b.Err() != nil {
+			t.Errorf("UlebWide(% x) = %#x, %v, off %d, %v; want %#x, %v", c.enc, v, exact, b.Off(), b.Err(), c.u, c.uExact)
+		}
+		b = Make("l", nil, 0, append(c.enc, 0xaa))
+		want := int64(c.u)
+		if len(c.enc) == 1 {
+			want = -1 // 0x7f is -1 as a signed group
+		}
+		if v, exact := b.SlebWide(); v != want || exact != c.sExact || b.Off() != len(c.enc) || b.Err() != nil {
+			t.Errorf("SlebWide(% x) = %d, %v, off %d, %v; want %d, %v", c.enc, v, exact, b.Off(), b.Err(), want, c.sExact)
+		}
+		b = Make("l", nil, 0, append(c.enc, 0xaa))
+		if b.SkipLeb(); b.Off() != len(c.enc) || b.Err() != nil {
+			t.Errorf("SkipLeb(% x): off %d, %v; want %d", c.enc, b.Off(), b.Err(), len(c.enc))
+		}
+	}
+	for _, enc := range [][]byte{nil, {0x80}, {0xff, 0xff}} {
+		for name, read := range map[string]func(*Buf){
+			"UlebWide": func(b *Buf) { b.UlebWide() },
+			"SlebWide": func(b *Buf) { b.SlebWide() },
+			"SkipLeb":  (*Buf).SkipLeb,
+		} {
+			b := Make(".debug_x", nil, 0x10, enc)
+			read(&b)
+			var e *Error
+			if !errors.As(b.Err(), &e) || e.Msg != "truncated LEB128" || e.Offset != 0x10+int64(len(enc)) {
+				t.Errorf("%s(% x): %v; want truncated LEB128 at %#x", name, enc, b.Err(), 0x10+len(enc))
+			}
+		}
+	}
+}
+
 func TestLEB128Errors(t *testing.T) {
 	for _, c := range []struct {
 		name   string

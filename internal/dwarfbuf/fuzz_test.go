@@ -9,9 +9,11 @@ import (
 
 // refLEB decodes a LEB128 number at the start of p with arbitrary
 // precision: n is its length (0 if unterminated), u and s its unsigned and
-// signed values and uok, sok whether they fit in 64 bits.
-func refLEB(p []byte) (n int, u uint64, s int64, uok, sok bool) {
+// signed values and uok, sok whether they fit in 64 bits; low and slow
+// are the low 64 bits of the unsigned and the signed value.
+func refLEB(p []byte) (n int, u uint64, s int64, uok, sok bool, low, slow uint64) {
 	v := new(big.Int)
+	mask := new(big.Int).SetUint64(^uint64(0))
 	for i, c := range p {
 		v.Or(v, new(big.Int).Lsh(big.NewInt(int64(c&0x7f)), uint(7*i)))
 		if c&0x80 != 0 {
@@ -21,15 +23,17 @@ func refLEB(p []byte) (n int, u uint64, s int64, uok, sok bool) {
 		if v.IsUint64() {
 			u, uok = v.Uint64(), true
 		}
+		low = new(big.Int).And(v, mask).Uint64()
 		if c&0x40 != 0 {
 			v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(7*n)))
 		}
 		if v.IsInt64() {
 			s, sok = v.Int64(), true
 		}
+		slow = new(big.Int).And(v, mask).Uint64() // two's complement
 		return
 	}
-	return 0, 0, 0, false, false
+	return 0, 0, 0, false, false, 0, 0
 }
 
 // refUint decodes an n-byte integer with encoding/binary.
@@ -107,17 +111,33 @@ func FuzzBuf(f *testing.F) {
 					t.Fatalf("%d-byte read = %#x", n, v)
 				}
 			case 4:
-				n, u, _, uok, _ := refLEB(rest)
+				n, u, _, uok, _, _, _ := refLEB(rest)
 				v := b.Uleb()
 				if consumed(n, n > 0 && uok) && v != u {
 					t.Fatalf("Uleb = %#x, want %#x", v, u)
 				}
 			case 5:
-				n, _, s, _, sok := refLEB(rest)
+				n, _, s, _, sok, _, _ := refLEB(rest)
 				v := b.Sleb()
 				if consumed(n, n > 0 && sok) && v != s {
 					t.Fatalf("Sleb = %d, want %d", v, s)
 				}
+			case 12:
+				n, _, _, uok, _, low, _ := refLEB(rest)
+				v, exact := b.UlebWide()
+				if consumed(n, n > 0) && (v != low || exact != uok) {
+					t.Fatalf("UlebWide = %#x, %v; want %#x, %v", v, exact, low, uok)
+				}
+			case 13:
+				n, _, _, _, sok, _, slow := refLEB(rest)
+				v, exact := b.SlebWide()
+				if consumed(n, n > 0) && (uint64(v) != slow || exact != sok) {
+					t.Fatalf("SlebWide = %#x, %v; want %#x, %v", v, exact, slow, sok)
+				}
+			case 14:
+				n, _, _, _, _, _, _ := refLEB(rest)
+				b.SkipLeb()
+				consumed(n, n > 0)
 			case 6:
 				i++
 				p := b.Bytes(arg)
