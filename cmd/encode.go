@@ -18,6 +18,7 @@ import (
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/dedup"
 	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/locsec"
 	"github.com/spf13/cobra"
@@ -115,24 +116,27 @@ func EncodeFile(path string, bases []string, workers int) (*EncodeResult, error)
 	if !btf.IsELF(path) {
 		return nil, fmt.Errorf("%s: not an ELF file (encode reads a vmlinux or a .ko with DWARF)", path)
 	}
-	obj, err := dedup.Open(path)
+	f, err := elfobj.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer obj.Close()
+	defer f.Close()
+	if err := f.CheckSections(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var chain *btf.Spec
 	for _, b := range bases {
 		if chain, err = btf.LoadFile(b, chain); err != nil {
 			return nil, err
 		}
 	}
-	if obj.ELF.Section(".BTF") == nil {
+	if f.Section(".BTF") == nil {
 		return nil, fmt.Errorf("%s: no .BTF section: encode needs the object's BTF as base (pahole -J, CONFIG_DEBUG_INFO_BTF)", path)
 	}
-	if obj.ELF.Type == elf.ET_REL && chain == nil {
+	if f.Type == elf.ET_REL && chain == nil {
 		return nil, fmt.Errorf("%s: a module's .BTF is split on vmlinux's: give the vmlinux with -B VMLINUX or --base VMLINUX.btf", path)
 	}
-	own, err := btf.LoadELFSection(obj.ELF, ".BTF", chain)
+	own, err := btf.LoadELFSection(f.File, ".BTF", chain)
 	if err != nil {
 		if chain != nil {
 			return nil, fmt.Errorf("%s: .BTF does not load on the given base (built against another vmlinux?): %w", path, err)
@@ -141,19 +145,23 @@ func EncodeFile(path string, bases []string, workers int) (*EncodeResult, error)
 	}
 	t1 := time.Now()
 
-	res, err := inline.ReadFile(path, inline.Options{Workers: workers})
+	dw, err := inline.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	res, err := dw.Sites(inline.Options{Workers: workers})
 	if err != nil {
 		return nil, err
 	}
 	t2 := time.Now()
 
 	dst := btf.NewSpec(own)
-	conv := dedup.New(obj.DWARF, dst)
+	conv := dedup.New(dw.Data(), dst)
 	ptr := uint32(8)
-	if obj.ELF.Class == elf.ELFCLASS32 {
+	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := locsec.Encode(res.Sites, dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(obj.ELF), PtrSize: ptr})
+	st, err := locsec.Encode(res.Sites, dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/dedup"
 	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/internal/testutil"
@@ -96,12 +95,9 @@ func checkEncode(t *testing.T, path string, bases []string, workers []int) *Enco
 	if len(r.Sites) < 1000 {
 		// Small objects: also compare each prototype type's size with
 		// Go's debug/dwarf reading of the DWARF type.
-		o, err := dedup.Open(path)
-		if err != nil {
+		if dw, err = f.DWARF(); err != nil {
 			t.Fatal(err)
 		}
-		defer o.Close()
-		dw = o.DWARF
 	}
 	checkRoundTrip(t, r.Sites, decoded, spec, dw)
 	checkMinimal(t, spec)

@@ -18,7 +18,7 @@ func BenchmarkKernelConvert(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o, err := Open(path)
+	o, err := openObject(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func BenchmarkKernelConvert(b *testing.B) {
 
 // BenchmarkConvertFixture converts every type of testdata/encode/kern.elf.
 func BenchmarkConvertFixture(b *testing.B) {
-	o, err := Open(fixture("kern.elf"))
+	o, err := openObject(fixture("kern.elf"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // converting every type DIE against kern.elf's BTF must not panic or hang,
 // and what it adds must be well-formed enough for Commit.
 func FuzzConvert(f *testing.F) {
-	o, err := Open(fixture("kern.elf"))
+	o, err := openObject(fixture("kern.elf"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,12 +3,9 @@ package inline
 import (
 	"debug/elf"
 	"encoding/binary"
-	"fmt"
-	"github.com/btfinline/btfinline/internal/elfrel"
-	"io"
-	"os"
 	"sort"
-	"syscall"
+
+	"github.com/btfinline/btfinline/internal/elfobj"
 )
 
 // object is an opened ELF file with the DWARF sections this package
@@ -22,11 +19,10 @@ import (
 // address in the relocated DWARF is then unique, and a Site is converted
 // back to its section and section offset at the end.
 type object struct {
-	f       *elf.File
+	ef      *elfobj.File
+	f       *elf.File // ef.File
 	order   binary.ByteOrder
 	rel     bool     // ET_REL
-	mmapped []byte   // the file mapping, unmapped by close
-	data    []byte   // the whole file when in memory (mapped or given)
 	base    []uint64 // layout address of each section (ET_REL), else sh_addr
 	secs    []secRange
 	funcs   []funcSym
@@ -57,93 +53,17 @@ var debugSections = []string{
 	".debug_addr", ".debug_str_offsets",
 }
 
-func openObject(path string) (*object, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	o := &object{}
-	var ra io.ReaderAt = fh
-	if st.Size() > 0 && st.Size() == int64(int(st.Size())) {
-		// Map the file: the big debug sections are then read in place
-		// instead of copied, and only the pages we touch are resident.
-		if m, err := syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE); err == nil {
-			o.mmapped, o.data = m, m
-			ra = bytesReaderAt(m)
-		}
-	}
-	f, err := elf.NewFile(ra)
-	if err != nil {
-		o.close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	o.f = f
-	if err := o.load(st.Size()); err != nil {
-		o.close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return o, nil
-}
-
-type bytesReaderAt []byte
-
-func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-func (o *object) close() {
-	if o.mmapped != nil {
-		syscall.Munmap(o.mmapped)
-		o.mmapped, o.data = nil, nil
-	}
-}
-
-// openObjectBytes is openObject for an ELF file held in memory.
-func openObjectBytes(b []byte) (*object, error) {
-	o := &object{data: b}
-	f, err := elf.NewFile(bytesReaderAt(b))
-	if err != nil {
-		return nil, err
-	}
-	o.f = f
-	if err := o.load(int64(len(b))); err != nil {
+// newObject reads the DWARF sections and address tables of an opened ELF
+// file; the file stays the caller's.
+func newObject(f *elfobj.File) (*object, error) {
+	o := &object{ef: f, f: f.File}
+	if err := o.load(); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// sectionBytes returns a section's contents: a slice of the mapping when
-// possible (uncompressed, in bounds), else a decompressed copy.
-func (o *object) sectionBytes(s *elf.Section, fileSize int64) ([]byte, error) {
-	if s.Type == elf.SHT_NOBITS {
-		return nil, nil
-	}
-	if s.Offset > uint64(fileSize) || s.FileSize > uint64(fileSize)-s.Offset {
-		return nil, &FormatError{Section: s.Name, Msg: fmt.Sprintf("section data [0x%x, +0x%x) past end of file", s.Offset, s.FileSize)}
-	}
-	if o.data != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
-		return o.data[s.Offset : s.Offset+s.FileSize : s.Offset+s.FileSize], nil
-	}
-	b, err := s.Data()
-	if err != nil {
-		return nil, &FormatError{Section: s.Name, Msg: err.Error()}
-	}
-	return b, nil
-}
-
-func (o *object) load(fileSize int64) error {
+func (o *object) load() error {
 	f := o.f
 	o.order = f.ByteOrder
 	o.rel = f.Type == elf.ET_REL
@@ -209,30 +129,26 @@ func (o *object) load(fileSize int64) error {
 		if !want[s.Name] || o.debug[s.Name] != nil {
 			continue
 		}
-		b, err := o.sectionBytes(s, fileSize)
+		var b []byte
+		var err error
+		if o.rel {
+			b, err = o.relocate(i)
+		} else {
+			b, err = o.ef.Data(s)
+		}
 		if err != nil {
 			return err
-		}
-		if o.rel {
-			b, err = o.relocate(i, b, fileSize)
-			if err != nil {
-				return err
-			}
 		}
 		o.debug[s.Name] = b
 	}
 	return nil
 }
 
-// relocate applies the RELA sections that target section idx to a copy of
-// its contents, against the layout addresses of o.base. Relocation types
-// that debug sections should not hold are counted in o.relWarn.
-func (o *object) relocate(idx int, data []byte, fileSize int64) ([]byte, error) {
-	out := append([]byte(nil), data...)
-	res, err := elfrel.Apply(o.f, idx, out, elfrel.Options{
-		SectionAddr: func(i int) uint64 { return o.base[i] },
-		Read:        func(s *elf.Section) ([]byte, error) { return o.sectionBytes(s, fileSize) },
-	})
+// relocate returns a copy of section idx with the RELA sections that
+// target it applied against the layout addresses of o.base. Relocation
+// types that debug sections should not hold are counted in o.relWarn.
+func (o *object) relocate(idx int) ([]byte, error) {
+	out, res, err := o.ef.Relocated(idx, func(i int) uint64 { return o.base[i] }, false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -154,43 +156,39 @@ func parseUnits(info []byte, order binary.ByteOrder) ([]unitHdr, error) {
 	return us, nil
 }
 
-// ReadFile reads the inline sites of an ELF object's DWARF.
-func ReadFile(path string, opt Options) (*Result, error) {
-	o, err := openObject(path)
+// Object is the DWARF of an opened ELF file, loaded for reading its inline
+// sites: the debug sections (relocated for ET_REL), the unit headers and a
+// debug/dwarf view of them, which other readers of the same DWARF (the type
+// converter of package dedup) share instead of loading it again.
+type Object struct {
+	o     *object
+	d     *dwarf.Data
+	units []unitHdr
+}
+
+// Load reads the DWARF of f. f must stay open while the Object is used.
+func Load(f *elfobj.File) (*Object, error) {
+	o, err := newObject(f)
 	if err != nil {
 		return nil, err
 	}
-	defer o.close()
-	return o.read(path, opt)
-}
-
-// ReadBytes is ReadFile for an ELF object held in memory.
-func ReadBytes(b []byte, opt Options) (*Result, error) {
-	o, err := openObjectBytes(b)
-	if err != nil {
-		return nil, err
-	}
-	return o.read("ELF", opt)
-}
-
-func (o *object) read(path string, opt Options) (*Result, error) {
 	info := o.debug[".debug_info"]
 	if len(info) == 0 {
-		return nil, fmt.Errorf("%s: no .debug_info section", path)
+		return nil, errors.New("no .debug_info section (not built with -g?)")
 	}
 	units, err := parseUnits(info, o.order)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	o.goAbbrev, o.foreign = goAbbrevs(o.debug[".debug_abbrev"])
 	d, err := dwarf.New(o.goAbbrev, nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	for _, n := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
 		if b := o.debug[n]; b != nil {
 			if err := d.AddSection(n, b); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, err
 			}
 		}
 	}
@@ -201,7 +199,43 @@ func (o *object) read(path string, opt Options) (*Result, error) {
 	for _, u := range units {
 		pr.Seek(u.dieOff)
 	}
+	return &Object{o: o, d: d, units: units}, nil
+}
 
+// Data is the debug/dwarf view of the object's DWARF.
+func (x *Object) Data() *dwarf.Data { return x.d }
+
+// ReadFile reads the inline sites of the ELF object at path.
+func ReadFile(path string, opt Options) (*Result, error) {
+	f, err := elfobj.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(path, f, opt)
+}
+
+// ReadBytes is ReadFile for an ELF object held in memory.
+func ReadBytes(b []byte, opt Options) (*Result, error) {
+	f, err := elfobj.New(b)
+	if err != nil {
+		return nil, err
+	}
+	return read("ELF", f, opt)
+}
+
+func read(path string, f *elfobj.File, opt Options) (*Result, error) {
+	x, err := Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return x.Sites(opt)
+}
+
+// Sites reads every inline site, in parallel per compilation unit; the
+// result does not depend on Options.Workers.
+func (x *Object) Sites(opt Options) (*Result, error) {
+	o, d, units := x.o, x.d, x.units
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

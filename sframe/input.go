@@ -1,17 +1,17 @@
 package sframe
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/elfrel"
 	"runtime"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"github.com/btfinline/btfinline/sframe/cfi"
 )
 
@@ -23,23 +23,48 @@ const PTGNUSFrame = 0x6474e554
 
 // Input is an ELF file opened for SFrame work.
 type Input struct {
-	Raw  []byte
+	Raw  []byte // the whole file
 	File *elf.File
 	ABI  ABI
 	// Rel is true for relocatable objects (.o, .ko): sections have no
 	// addresses, so Input lays them out at distinct synthetic addresses to
 	// tell functions in different sections apart.
 	Rel  bool
+	obj  *elfobj.File
 	base []uint64 // per section: address used (sh_addr, or synthetic for Rel)
 }
 
-// Open parses an ELF file for SFrame emission or dumping.
+// Open parses an ELF file held in memory for SFrame emission or dumping.
 func Open(raw []byte) (*Input, error) {
-	f, err := elf.NewFile(bytes.NewReader(raw))
+	obj, err := elfobj.New(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not a usable ELF file: %w", err)
 	}
-	in := &Input{Raw: raw, File: f, Rel: f.Type == elf.ET_REL}
+	return newInput(obj)
+}
+
+// OpenFile opens path (mapped: only the pages of the sections read are
+// touched, which matters for a 600 MB vmlinux whose .debug_frame is a few
+// MB); close releases it.
+func OpenFile(path string) (in *Input, close func(), err error) {
+	obj, err := elfobj.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in, err = newInput(obj); err != nil {
+		obj.Close()
+		return nil, nil, err
+	}
+	return in, func() { obj.Close() }, nil
+}
+
+func newInput(obj *elfobj.File) (*Input, error) {
+	raw, err := obj.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	f := obj.File
+	in := &Input{Raw: raw, File: f, Rel: f.Type == elf.ET_REL, obj: obj}
 	switch f.Machine {
 	case elf.EM_X86_64:
 		in.ABI = ABIAMD64LE
@@ -56,51 +81,15 @@ func Open(raw []byte) (*Input, error) {
 	return in, nil
 }
 
-func (in *Input) section(name string) *elf.Section {
-	for _, s := range in.File.Sections {
-		if s.Name == name && s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL {
-			return s
-		}
-	}
-	return nil
-}
+func (in *Input) section(name string) *elf.Section { return in.obj.SectionWithData(name) }
 
-func (in *Input) data(s *elf.Section) ([]byte, error) {
-	if s.Type == elf.SHT_NOBITS {
-		return nil, nil
-	}
-	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		return s.Data()
-	}
-	end := s.Offset + s.FileSize
-	if end < s.Offset || end > uint64(len(in.Raw)) {
-		return nil, &FormatError{Section: s.Name, Offset: int64(s.Offset), Msg: "section data past the end of the file"}
-	}
-	return in.Raw[s.Offset:end], nil
-}
-
-func sectionIndex(f *elf.File, s *elf.Section) int {
-	for i, t := range f.Sections {
-		if t == s {
-			return i
-		}
-	}
-	return -1
-}
+func (in *Input) data(s *elf.Section) ([]byte, error) { return in.obj.Data(s) }
 
 // applyRelocs returns a copy of section target's data with its RELA
 // relocations applied, using in.base for section addresses.
-func (in *Input) applyRelocs(target *elf.Section, data []byte) ([]byte, error) {
-	out := append([]byte(nil), data...)
-	_, err := elfrel.Apply(in.File, sectionIndex(in.File, target), out, elfrel.Options{
-		SectionAddr: func(i int) uint64 { return in.base[i] },
-		Strict:      true,
-		Read:        in.data,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+func (in *Input) applyRelocs(target *elf.Section) ([]byte, error) {
+	out, _, err := in.obj.Relocated(in.obj.Index(target), func(i int) uint64 { return in.base[i] }, true)
+	return out, err
 }
 
 // SFrameSection returns the file's .sframe section bytes (relocations
@@ -121,7 +110,7 @@ func (in *Input) SFrameSection() ([]byte, uint64, *elf.Section, error) {
 		return nil, 0, s, err
 	}
 	if in.Rel {
-		if d, err = in.applyRelocs(s, d); err != nil {
+		if d, err = in.applyRelocs(s); err != nil {
 			return nil, 0, s, err
 		}
 	}
@@ -149,10 +138,10 @@ func (in *Input) CFI() (*cfi.Result, *cfi.Section, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		idx := sectionIndex(f, s)
+		idx := in.obj.Index(s)
 		if in.Rel {
 			in.base = elfrel.Layout(in.File, idx)
-			if d, err = in.applyRelocs(s, d); err != nil {
+			if d, err = in.applyRelocs(s); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -161,7 +150,7 @@ func (in *Input) CFI() (*cfi.Result, *cfi.Section, error) {
 			cs.DataBase = got.Addr
 		}
 		if !in.Rel {
-			cs.Deref = in.deref
+			cs.Deref = in.obj.Deref
 		}
 		res, err := cfi.Parse(cs)
 		if err != nil && (res == nil || len(res.FDEs) == 0) {
@@ -179,20 +168,6 @@ func (in *Input) CFI() (*cfi.Result, *cfi.Section, error) {
 		return nil, nil, firstErr
 	}
 	return nil, nil, errors.New("no .eh_frame or .debug_frame call frame information")
-}
-
-func (in *Input) deref(addr uint64) (uint64, bool) {
-	for _, p := range in.File.Progs {
-		if p.Type != elf.PT_LOAD || addr < p.Vaddr || addr+8 > p.Vaddr+p.Filesz {
-			continue
-		}
-		off := p.Off + (addr - p.Vaddr)
-		if off+8 > uint64(len(in.Raw)) {
-			return 0, false
-		}
-		return in.File.ByteOrder.Uint64(in.Raw[off:]), true
-	}
-	return 0, false
 }
 
 type execRange struct {
