@@ -361,9 +361,10 @@ func TestGoldenDump(t *testing.T) {
 
 func TestLocText(t *testing.T) {
 	for _, c := range []struct {
-		size, flags uint32
-		v           []uint32
-		want        string
+		size  uint32
+		flags LocFlags
+		v     []uint32
+		want  string
 	}{
 		{8, LocReg, []uint32{1, 2}, "reg1, reg2"},
 		{8, LocReg | LocDeref, []uint32{7}, "*(reg7)"},

@@ -133,37 +133,33 @@ func appendJSONString(b, s []byte) []byte {
 	return append(b, '"')
 }
 
-var intEnc = [...]string{0: "(none)", 1: "SIGNED", 2: "CHAR", 4: "BOOL"}
-
-func intEncString(e uint8) string {
-	if int(e) < len(intEnc) && intEnc[e] != "" {
-		return intEnc[e]
+// intEncString is bpftool's spelling of an INT encoding: "(none)", a
+// flag's name, or "UNKN" for a combination or an unknown value.
+func intEncString(e IntEncoding) string {
+	switch e {
+	case 0:
+		return "(none)"
+	case IntSigned, IntChar, IntBool:
+		return e.String()
 	}
 	return "UNKN"
 }
 
-func funcLinkage(l uint32) string {
-	switch l {
-	case 0:
-		return "static"
-	case 1:
-		return "global"
-	case 2:
-		return "extern"
+// linkageString is bpftool's spelling of a FUNC or VAR linkage.
+func linkageString(l Linkage) string {
+	if l <= LinkageExtern {
+		return l.String()
 	}
 	return "(unknown)"
 }
 
-func varLinkage(l uint32) string {
-	switch l {
-	case 0:
-		return "static"
-	case 1:
-		return "global"
-	case 2:
-		return "extern"
+// kindString is bpftool's spelling of a kind: "UNKNOWN" for one it does
+// not know (Kind.String gives Kind(N)).
+func kindString(k Kind) string {
+	if k > KindUnknown && k < NumKinds {
+		return k.String()
 	}
-	return "(unknown)"
+	return "UNKNOWN"
 }
 
 func (d *dumper) typ(id TypeID, t *Type) {
@@ -172,13 +168,13 @@ func (d *dumper) typ(id TypeID, t *Type) {
 	if d.json {
 		d.open()
 		d.ju("id", uint64(id))
-		d.jstr("kind", []byte(k.String()))
+		d.jstr("kind", []byte(kindString(k)))
 		d.jstr("name", name)
 	} else {
 		d.b = append(d.b, '[')
 		d.u(uint64(id))
 		d.b = append(d.b, "] "...)
-		d.str(k.String())
+		d.str(kindString(k))
 		d.b = append(d.b, " '"...)
 		d.b = append(d.b, name...)
 		d.b = append(d.b, '\'')
@@ -319,7 +315,7 @@ func (d *dumper) typ(id TypeID, t *Type) {
 		}
 	case KindFunc:
 		d.typeID(" type_id=", "type_id", t.SizeType)
-		l := funcLinkage(uint32(t.Vlen()))
+		l := linkageString(Linkage(t.Vlen()))
 		if d.json {
 			d.jstr("linkage", []byte(l))
 		} else {
@@ -354,7 +350,7 @@ func (d *dumper) typ(id TypeID, t *Type) {
 			d.b = append(d.b, ']')
 		}
 	case KindVar:
-		l := varLinkage(t.Linkage())
+		l := linkageString(t.Linkage())
 		if d.json {
 			d.ju("type_id", uint64(t.SizeType))
 			d.jstr("linkage", []byte(l))
@@ -392,7 +388,7 @@ func (d *dumper) typ(id TypeID, t *Type) {
 			d.u(uint64(v.Size))
 			if vt, err := d.s.TypeByID(v.Type); err == nil {
 				d.str(" (")
-				d.str(vt.Kind().String())
+				d.str(kindString(vt.Kind()))
 				d.str(" '")
 				d.b = append(d.b, d.nameBytes(vt.NameOff)...)
 				d.str("')")

@@ -12,7 +12,7 @@ import (
 
 // LocParamValid reports whether flags and vlen form a combination the
 // kernel accepts (spec 3.1 table), given the parameter size.
-func LocParamValid(size, flags uint32, vlen int) bool {
+func LocParamValid(size uint32, flags LocFlags, vlen int) bool {
 	if size == 0 || size > 16 {
 		return false
 	}
@@ -38,7 +38,7 @@ func LocParamValid(size, flags uint32, vlen int) bool {
 
 // FormatLoc returns the location text of a LOC_PARAM with the given size,
 // flags and value words.
-func FormatLoc(size, flags uint32, values []uint32) string {
+func FormatLoc(size uint32, flags LocFlags, values []uint32) string {
 	return string(appendLoc(nil, size, flags, values))
 }
 
@@ -59,7 +59,7 @@ func appendSignedHex(b []byte, v int64, neg string) []byte {
 	return strconv.AppendUint(b, uint64(v), 16)
 }
 
-func appendLoc(b []byte, size, flags uint32, v []uint32) []byte {
+func appendLoc(b []byte, size uint32, flags LocFlags, v []uint32) []byte {
 	if !LocParamValid(size, flags, len(v)) {
 		b = append(b, "raw=["...)
 		for i, w := range v {

@@ -7,37 +7,42 @@
 // Byte-level reference: ../shared/spec/btf-inline.md sections 0-5 and 7.
 package btf
 
+import "strconv"
+
 // TypeID identifies a type across a whole base chain: ids of split BTF
 // continue where its base ends. 0 is void.
 type TypeID uint32
 
-// Kind is a BTF_KIND_* value (7 bits in the widened info word).
+// Kind is a BTF_KIND_* value (7 bits in the widened info word). String
+// gives bpftool's name of a known kind and Kind(N) for others.
 type Kind uint8
 
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Kind,Linkage,IntEncoding -linecomment -output=consts_string.go
+
 const (
-	KindUnknown   Kind = 0
-	KindInt       Kind = 1
-	KindPtr       Kind = 2
-	KindArray     Kind = 3
-	KindStruct    Kind = 4
-	KindUnion     Kind = 5
-	KindEnum      Kind = 6
-	KindFwd       Kind = 7
-	KindTypedef   Kind = 8
-	KindVolatile  Kind = 9
-	KindConst     Kind = 10
-	KindRestrict  Kind = 11
-	KindFunc      Kind = 12
-	KindFuncProto Kind = 13
-	KindVar       Kind = 14
-	KindDatasec   Kind = 15
-	KindFloat     Kind = 16
-	KindDeclTag   Kind = 17
-	KindTypeTag   Kind = 18
-	KindEnum64    Kind = 19
-	KindLocParam  Kind = 20
-	KindLocProto  Kind = 21
-	KindLocSec    Kind = 22
+	KindUnknown   Kind = 0  // UNKNOWN
+	KindInt       Kind = 1  // INT
+	KindPtr       Kind = 2  // PTR
+	KindArray     Kind = 3  // ARRAY
+	KindStruct    Kind = 4  // STRUCT
+	KindUnion     Kind = 5  // UNION
+	KindEnum      Kind = 6  // ENUM
+	KindFwd       Kind = 7  // FWD
+	KindTypedef   Kind = 8  // TYPEDEF
+	KindVolatile  Kind = 9  // VOLATILE
+	KindConst     Kind = 10 // CONST
+	KindRestrict  Kind = 11 // RESTRICT
+	KindFunc      Kind = 12 // FUNC
+	KindFuncProto Kind = 13 // FUNC_PROTO
+	KindVar       Kind = 14 // VAR
+	KindDatasec   Kind = 15 // DATASEC
+	KindFloat     Kind = 16 // FLOAT
+	KindDeclTag   Kind = 17 // DECL_TAG
+	KindTypeTag   Kind = 18 // TYPE_TAG
+	KindEnum64    Kind = 19 // ENUM64
+	KindLocParam  Kind = 20 // LOC_PARAM
+	KindLocProto  Kind = 21 // LOC_PROTO
+	KindLocSec    Kind = 22 // LOCSEC
 
 	// NumKinds is NR_BTF_KINDS: the kinds this package knows.
 	NumKinds = 23
@@ -51,32 +56,66 @@ const (
 	MaxVlen       = 0x00ffffff
 )
 
-// LOC_PARAM flags (enum btf_loc_param_flags).
-const (
-	LocSigned = 0x01
-	LocConst  = 0x02
-	LocAddr   = 0x04
-	LocReg    = 0x08
-	LocDeref  = 0x10
-	LocOffset = 0x20
+// Linkage is a FUNC's (its vlen) or VAR's linkage (enum btf_func_linkage,
+// BTF_VAR_*).
+type Linkage uint32
 
-	// LocFBReg is the register number that stands for the DWARF frame base.
-	LocFBReg = 0xffffffff
+const (
+	LinkageStatic Linkage = 0 // static
+	LinkageGlobal Linkage = 1 // global
+	LinkageExtern Linkage = 2 // extern
 )
 
-var kindNames = [NumKinds]string{
-	"UNKNOWN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD",
-	"TYPEDEF", "VOLATILE", "CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR",
-	"DATASEC", "FLOAT", "DECL_TAG", "TYPE_TAG", "ENUM64", "LOC_PARAM",
-	"LOC_PROTO", "LOCSEC",
-}
+// IntEncoding is an INT's encoding bits (BTF_INT_*).
+type IntEncoding uint8
 
-// String returns the kind's name as bpftool prints it.
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+const (
+	IntSigned IntEncoding = 0x1 // SIGNED
+	IntChar   IntEncoding = 0x2 // CHAR
+	IntBool   IntEncoding = 0x4 // BOOL
+)
+
+// LocFlags is a LOC_PARAM's flags word (enum btf_loc_param_flags).
+type LocFlags uint32
+
+const (
+	LocSigned LocFlags = 0x01
+	LocConst  LocFlags = 0x02
+	LocAddr   LocFlags = 0x04
+	LocReg    LocFlags = 0x08
+	LocDeref  LocFlags = 0x10
+	LocOffset LocFlags = 0x20
+)
+
+// LocFBReg is the LOC_PARAM register number that stands for the DWARF
+// frame base (DW_OP_fbreg).
+const LocFBReg = 0xffffffff
+
+var locFlagNames = [...]string{"SIGNED", "CONST", "ADDR", "REG", "DEREF", "OFFSET"}
+
+// String spells a flags word as its flag names joined by "|", a bit no
+// flag names as 0x..., and 0 as "0". (A set of bits, so not stringer's.)
+func (f LocFlags) String() string {
+	if f == 0 {
+		return "0"
 	}
-	return "UNKNOWN"
+	var b []byte
+	for i := 0; i < 32; i++ {
+		bit := LocFlags(1) << i
+		if f&bit == 0 {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, '|')
+		}
+		if i < len(locFlagNames) {
+			b = append(b, locFlagNames[i]...)
+		} else {
+			b = append(b, "0x"...)
+			b = strconv.AppendUint(b, uint64(bit), 16)
+		}
+	}
+	return string(b)
 }
 
 // Type is one raw type record: the 12-byte struct btf_type and the 32-bit
@@ -232,9 +271,9 @@ func (t *Type) word(i int) uint32 {
 }
 
 // IntEncoding decodes an INT's trailing word.
-func (t *Type) IntEncoding() (enc uint8, bitOff, bits uint8) {
+func (t *Type) IntEncoding() (enc IntEncoding, bitOff, bits uint8) {
 	w := t.word(0)
-	return uint8(w >> 24 & 0x0f), uint8(w >> 16), uint8(w)
+	return IntEncoding(w >> 24 & 0x0f), uint8(w >> 16), uint8(w)
 }
 
 // Array decodes an ARRAY's trailing struct btf_array.
@@ -243,11 +282,11 @@ func (t *Type) Array() (elem, index TypeID, nelems uint32) {
 }
 
 // Linkage returns a FUNC's linkage (its vlen) or a VAR's linkage word.
-func (t *Type) Linkage() uint32 {
+func (t *Type) Linkage() Linkage {
 	if t.Kind() == KindVar {
-		return t.word(0)
+		return Linkage(t.word(0))
 	}
-	return uint32(t.Vlen())
+	return Linkage(t.Vlen())
 }
 
 // ComponentIdx returns a DECL_TAG's component_idx.
@@ -255,8 +294,8 @@ func (t *Type) ComponentIdx() int32 { return int32(t.word(0)) }
 
 // LocParam returns a LOC_PARAM's flags and value words; its size is
 // t.SizeType.
-func (t *Type) LocParam() (flags uint32, values []uint32) {
-	return t.word(0), t.elems(1, 1)
+func (t *Type) LocParam() (flags LocFlags, values []uint32) {
+	return LocFlags(t.word(0)), t.elems(1, 1)
 }
 
 // LocProtoParams returns a LOC_PROTO's LOC_PARAM ids (0 = unavailable).
@@ -280,7 +319,7 @@ func (t *Type) LocSecEntries() []LocEntry {
 }
 
 // NewInt returns an INT of size bytes.
-func NewInt(nameOff, size uint32, enc, bitOff, bits uint8) Type {
+func NewInt(nameOff, size uint32, enc IntEncoding, bitOff, bits uint8) Type {
 	return Type{NameOff: nameOff, Info: MakeInfo(KindInt, 0, false), SizeType: size,
 		Data: []uint32{uint32(enc)<<24 | uint32(bitOff)<<16 | uint32(bits)}}
 }
@@ -358,9 +397,9 @@ func NewFwd(nameOff uint32, union bool) Type {
 	return Type{NameOff: nameOff, Info: MakeInfo(KindFwd, 0, union)}
 }
 
-// NewFunc returns a FUNC; linkage 0 static, 1 global, 2 extern.
-func NewFunc(nameOff uint32, proto TypeID, linkage int) Type {
-	return Type{NameOff: nameOff, Info: MakeInfo(KindFunc, linkage, false), SizeType: uint32(proto)}
+// NewFunc returns a FUNC.
+func NewFunc(nameOff uint32, proto TypeID, linkage Linkage) Type {
+	return Type{NameOff: nameOff, Info: MakeInfo(KindFunc, int(linkage), false), SizeType: uint32(proto)}
 }
 
 // NewFuncProto returns a FUNC_PROTO.
@@ -372,9 +411,9 @@ func NewFuncProto(ret TypeID, params []Param) Type {
 	return Type{Info: MakeInfo(KindFuncProto, len(params), false), SizeType: uint32(ret), Data: d}
 }
 
-// NewVar returns a VAR; linkage 0 static, 1 global, 2 extern.
-func NewVar(nameOff uint32, t TypeID, linkage uint32) Type {
-	return Type{NameOff: nameOff, Info: MakeInfo(KindVar, 0, false), SizeType: uint32(t), Data: []uint32{linkage}}
+// NewVar returns a VAR.
+func NewVar(nameOff uint32, t TypeID, linkage Linkage) Type {
+	return Type{NameOff: nameOff, Info: MakeInfo(KindVar, 0, false), SizeType: uint32(t), Data: []uint32{uint32(linkage)}}
 }
 
 // NewDatasec returns a DATASEC of size bytes.
@@ -398,9 +437,9 @@ func NewDeclTag(nameOff uint32, target TypeID, idx int32, attr bool) Type {
 }
 
 // NewLocParam returns a LOC_PARAM of a size-byte value.
-func NewLocParam(size, flags uint32, values ...uint32) Type {
+func NewLocParam(size uint32, flags LocFlags, values ...uint32) Type {
 	d := make([]uint32, 0, 1+len(values))
-	d = append(d, flags)
+	d = append(d, uint32(flags))
 	d = append(d, values...)
 	return Type{Info: MakeInfo(KindLocParam, len(values), false), SizeType: size, Data: d}
 }

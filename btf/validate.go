@@ -508,7 +508,7 @@ func (v *validator) typ(id TypeID, t *Type) {
 		if t.SizeType == 0 || t.SizeType > 16 {
 			v.err(id, t, "Invalid loc_param size %d (1..16)", t.SizeType)
 		} else if !LocParamValid(t.SizeType, fl, len(vals)) {
-			v.err(id, t, "Invalid flags %#x with vlen %d and size %d", fl, len(vals), t.SizeType)
+			v.err(id, t, "Invalid flags %#x with vlen %d and size %d", uint32(fl), len(vals), t.SizeType)
 		}
 	case KindLocProto:
 		v.noName(id, t)

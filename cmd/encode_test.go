@@ -248,7 +248,7 @@ func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec, dd *dwa
 				if err != nil {
 					t.Fatal(err)
 				}
-				if sz := ty.Size(); sz > 0 && int64(locsec.TypeSize(spec, btf.TypeID(bf.Params[j].TypeID), 8)) != sz {
+				if sz := ty.Size(); sz > 0 && int64(spec.Size(btf.TypeID(bf.Params[j].TypeID), 8)) != sz {
 					errs++
 					t.Errorf("%s: param %s: BTF type %q has another size than DWARF's %s (%d)", s.Func.Name, p.Name, bf.Params[j].Type, ty, sz)
 				}
@@ -283,7 +283,7 @@ func locsEqual(dw, b *inline.Site, spec *btf.Spec) bool {
 		if j < len(dw.Params) {
 			var ts uint32
 			if j < len(b.Func.Params) {
-				ts = locsec.TypeSize(spec, btf.TypeID(b.Func.Params[j].TypeID), 8)
+				ts = spec.Size(btf.TypeID(b.Func.Params[j].TypeID), 8)
 			}
 			if c, ok := locsec.Canonical(dw.Params[j], ts); ok {
 				want = c

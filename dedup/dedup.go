@@ -93,16 +93,8 @@ func New(d *dwarf.Data, dst *btf.Spec) *Converter {
 		first: dst.NextID(),
 		named: map[nameKey][]btf.TypeID{}, anon: map[string][]btf.TypeID{}, refs: map[refKey]btf.TypeID{},
 		arrays: map[[2]uint32]btf.TypeID{}, protos: map[string]btf.TypeID{}}
-	var chain []*btf.Spec
-	for p := dst; p != nil; p = p.Base() {
-		chain = append(chain, p)
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		p := chain[i]
-		ts := p.Types()
-		for j := range ts {
-			c.register(p.FirstID()+btf.TypeID(j), &ts[j], p)
-		}
+	for id, t := range dst.All() {
+		c.register(id, t, dst)
 	}
 	return c
 }
@@ -311,14 +303,14 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		if k == btf.KindFloat {
 			return c.newType(btf.NewFloat(c.dst.AddString(d.name), uint32(d.size))), nil
 		}
-		var enc uint8
+		var enc btf.IntEncoding
 		switch d.enc {
 		case encSigned:
-			enc = 1
+			enc = btf.IntSigned
 		case encSignedChar:
-			enc = 1 // like pahole; the kernel allows one encoding bit
+			enc = btf.IntSigned // like pahole; the kernel allows one encoding bit
 		case encBoolean:
-			enc = 4
+			enc = btf.IntBool
 		}
 		return c.newType(btf.NewInt(c.dst.AddString(d.name), uint32(d.size), enc, 0, uint8(8*d.size))), nil
 

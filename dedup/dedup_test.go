@@ -70,7 +70,7 @@ func checkType(t *testing.T, d *dwarf.Data, s *btf.Spec, off dwarf.Offset, id bt
 		t.Fatal(err)
 	}
 	if sz := dt.Size(); sz > 0 {
-		if got := locsec.TypeSize(s, id, 8); int64(got) != sz {
+		if got := s.Size(id, 8); int64(got) != sz {
 			t.Errorf("DWARF %#x %s: size %d, BTF [%d] %s size %d", off, dt, sz, id, locsec.TypeName(s, id), got)
 		}
 	}

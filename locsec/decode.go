@@ -258,12 +258,12 @@ func (r *Reader) Locations(id btf.TypeID, fn *inline.Func) ([]inline.Location, e
 // locFromParam turns a LOC_PARAM's contents into a Location; ok is false
 // for a combination of flags and value words the format does not define
 // (the Location is then LocUnavailable with a Reason).
-func locFromParam(size, flags uint32, v []uint32, addr func(uint64) (uint64, string)) (inline.Location, bool) {
+func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64) (uint64, string)) (inline.Location, bool) {
 	loc := inline.Location{Size: uint8(min(size, 255))}
 	signed := flags&btf.LocSigned != 0
 	bad := func() (inline.Location, bool) {
 		return inline.Location{Kind: inline.LocUnavailable, Size: loc.Size,
-			Reason: fmt.Sprintf("LOC_PARAM flags %#x with %d value words", flags, len(v))}, false
+			Reason: fmt.Sprintf("LOC_PARAM flags %#x with %d value words", uint32(flags), len(v))}, false
 	}
 	offset := func(w []uint32) int64 {
 		if len(w) == 1 {

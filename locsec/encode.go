@@ -97,8 +97,9 @@ type funcInfo struct {
 }
 
 type locKey struct {
-	size, flags uint32
-	n           int
+	size  uint32
+	flags btf.LocFlags
+	n     int
 	v           [3]uint32
 }
 
@@ -415,40 +416,30 @@ func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
 // LOC_PROTOs (and dst's own types, e.g. from the type mapper) so that
 // equal records are reused rather than added. Lowest ids win.
 func (e *encoder) indexBase() {
-	var chain []*btf.Spec
-	for p := e.dst; p != nil; p = p.Base() {
-		chain = append(chain, p)
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		p := chain[i]
-		ts := p.Types()
-		for j := range ts {
-			t := &ts[j]
-			id := p.FirstID() + btf.TypeID(j)
-			switch t.Kind() {
-			case btf.KindFunc:
-				n := p.Name(t)
-				e.baseFunc[n] = append(e.baseFunc[n], id)
-			case btf.KindFuncProto:
-				k := e.protoKey(p, t)
-				if _, ok := e.baseProto[k]; !ok {
-					e.baseProto[k] = id
-				}
-			case btf.KindLocParam:
-				flags, vals := t.LocParam()
-				if len(vals) > 3 {
-					continue
-				}
-				k := locKey{size: t.SizeType, flags: flags, n: len(vals)}
-				copy(k.v[:], vals)
-				if _, ok := e.baseParam[k]; !ok {
-					e.baseParam[k] = id
-				}
-			case btf.KindLocProto:
-				k := idsKey(t.LocProtoParams())
-				if _, ok := e.baseLProto[k]; !ok {
-					e.baseLProto[k] = id
-				}
+	for id, t := range e.dst.All() {
+		switch t.Kind() {
+		case btf.KindFunc:
+			n := e.dst.Name(t)
+			e.baseFunc[n] = append(e.baseFunc[n], id)
+		case btf.KindFuncProto:
+			k := e.protoKey(e.dst, t)
+			if _, ok := e.baseProto[k]; !ok {
+				e.baseProto[k] = id
+			}
+		case btf.KindLocParam:
+			flags, vals := t.LocParam()
+			if len(vals) > 3 {
+				continue
+			}
+			k := locKey{size: t.SizeType, flags: flags, n: len(vals)}
+			copy(k.v[:], vals)
+			if _, ok := e.baseParam[k]; !ok {
+				e.baseParam[k] = id
+			}
+		case btf.KindLocProto:
+			k := idsKey(t.LocProtoParams())
+			if _, ok := e.baseLProto[k]; !ok {
+				e.baseLProto[k] = id
 			}
 		}
 	}
@@ -553,43 +544,8 @@ func (e *encoder) addFunc(f *inline.Func, ret btf.TypeID, ptypes []btf.TypeID) (
 	return fi, nil
 }
 
-// typeSize is the byte size of the type id, through typedefs and
-// qualifiers; 0 when it has none.
 func (e *encoder) typeSize(id btf.TypeID) uint32 {
-	return TypeSize(e.dst, id, e.opts.PtrSize)
-}
-
-// TypeSize returns the byte size of type id in s's chain, following
-// typedefs, qualifiers and type tags; ptrSize for pointers; 0 for void,
-// functions and bad ids.
-func TypeSize(s *btf.Spec, id btf.TypeID, ptrSize uint32) uint32 {
-	for range 64 {
-		if id == 0 {
-			return 0
-		}
-		t, err := s.TypeByID(id)
-		if err != nil {
-			return 0
-		}
-		switch t.Kind() {
-		case btf.KindInt, btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64, btf.KindFloat:
-			return t.SizeType
-		case btf.KindPtr:
-			return ptrSize
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-			id = btf.TypeID(t.SizeType)
-		case btf.KindArray:
-			elem, _, n := t.Array()
-			es := TypeSize(s, elem, ptrSize)
-			if uint64(es)*uint64(n) > math.MaxUint32 {
-				return 0
-			}
-			return es * n
-		default:
-			return 0
-		}
-	}
-	return 0
+	return e.dst.Size(id, e.opts.PtrSize)
 }
 
 // Canonical returns loc as Decode gives it back after Encode: the size
@@ -661,7 +617,7 @@ func canonKey(loc inline.Location, typeSize uint32, addrBase uint64) (locKey, bo
 	}
 	k := locKey{size: size}
 	put := func(v ...uint32) { k.n = copy(k.v[:], v) }
-	offset := func(flags uint32, off int64) {
+	offset := func(flags btf.LocFlags, off int64) {
 		switch {
 		case off < 0 && off >= math.MinInt32:
 			k.flags = flags | btf.LocSigned

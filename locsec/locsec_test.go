@@ -162,7 +162,7 @@ func compareSites(t *testing.T, base *btf.Spec, in, out []inline.Site, bases map
 		for j, l := range s.Params {
 			var ts uint32
 			if j < len(s.Func.Params) {
-				ts = TypeSize(base, btf.TypeID(s.Func.Params[j].TypeID), 8)
+				ts = base.Size(btf.TypeID(s.Func.Params[j].TypeID), 8)
 			}
 			c, ok := Canonical(l, ts)
 			if !ok {

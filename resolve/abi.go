@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/btfinline/btfinline/btf"
@@ -69,7 +70,7 @@ func classify(spec *btf.Spec, id btf.TypeID) (abiType, error) {
 			}
 		}
 	case btf.KindPtr:
-		at.size, at.align, at.scalar = 8, 8, classInt
+		at.size, at.align, at.scalar = ptrSize, ptrSize, classInt
 	case btf.KindFloat:
 		at.size = int(t.SizeType)
 		at.align, at.scalar = at.size, classSSE
@@ -77,7 +78,7 @@ func classify(spec *btf.Spec, id btf.TypeID) (abiType, error) {
 			at.scalar, at.mem = classMem, true // x87 long double: memory
 		}
 	case btf.KindStruct, btf.KindUnion, btf.KindArray:
-		at.size = typeSize(spec, id, 0)
+		at.size = int(spec.Size(id, ptrSize))
 		at.align = 1
 		var hfaKind int
 		hfaOK := true
@@ -131,39 +132,17 @@ func legacyFloat(spec *btf.Spec, t *btf.Type) bool {
 	return false
 }
 
+// resolveType is Spec.Resolve, with a void parameter called by its name.
 func resolveType(spec *btf.Spec, id btf.TypeID) (*btf.Type, btf.TypeID, error) {
-	for depth := 0; depth < maxTypeDepth; depth++ {
-		if id == 0 {
-			return nil, 0, fmt.Errorf("void argument")
-		}
-		t, err := spec.TypeByID(id)
-		if err != nil {
-			return nil, 0, err
-		}
-		switch t.Kind() {
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-			id = btf.TypeID(t.SizeType)
-			continue
-		}
-		return t, id, nil
+	t, id, err := spec.Resolve(id)
+	if errors.Is(err, btf.ErrVoid) {
+		err = errors.New("void argument")
 	}
-	return nil, 0, fmt.Errorf("type chain too deep")
+	return t, id, err
 }
 
-func typeSize(spec *btf.Spec, id btf.TypeID, depth int) int {
-	t, _, err := resolveType(spec, id)
-	if err != nil || depth > maxTypeDepth {
-		return 0
-	}
-	switch t.Kind() {
-	case btf.KindArray:
-		elem, _, n := t.Array()
-		return typeSize(spec, elem, depth+1) * int(n)
-	case btf.KindPtr:
-		return 8
-	}
-	return int(t.SizeType)
-}
+// ptrSize is the pointer size of both ABIs resolve knows (LP64).
+const ptrSize = 8
 
 // walkScalars calls fn for every scalar inside aggregate id at byte
 // offset base: its offset, size, natural alignment and class. Bitfields
@@ -193,7 +172,7 @@ func walkScalars(spec *btf.Spec, id btf.TypeID, base, depth int, fn func(off, si
 		return nil
 	case btf.KindArray:
 		elem, _, n := t.Array()
-		es := typeSize(spec, elem, depth+1)
+		es := int(spec.Size(elem, ptrSize))
 		if n > 64 {
 			n = 64 // beyond 16 bytes the aggregate is in memory anyway
 		}

@@ -38,7 +38,7 @@ func TestEntryABI(t *testing.T) {
 			}
 			checked := 0
 			for fn, want := range dwarf {
-				ids := FuncsByName(tg.Spec, fn)
+				ids := tg.Spec.FuncsByName(fn)
 				if len(ids) == 0 {
 					// pahole leaves out functions whose arguments are not
 					// where it expects them (floats, __int128 on arm64).

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/inline"
@@ -51,66 +50,12 @@ func NewDecoder(spec *btf.Spec) *Decoder {
 	return d
 }
 
-// LocSecs returns the ids of every LOCSEC in the chain, base first.
-func LocSecs(spec *btf.Spec) []btf.TypeID {
-	var chain []*btf.Spec
-	for p := spec; p != nil; p = p.Base() {
-		chain = append(chain, p)
-	}
-	var ids []btf.TypeID
-	for i := len(chain) - 1; i >= 0; i-- {
-		p := chain[i]
-		for j, t := range p.Types() {
-			if t.Kind() == btf.KindLocSec {
-				ids = append(ids, p.FirstID()+btf.TypeID(j))
-			}
-		}
-	}
-	return ids
-}
-
-// FuncsByName returns the ids of the FUNCs named name anywhere in the
-// chain.
-func FuncsByName(spec *btf.Spec, name string) []btf.TypeID {
-	var ids []btf.TypeID
-	var chain []*btf.Spec
-	for p := spec; p != nil; p = p.Base() {
-		chain = append(chain, p)
-	}
-	// Compare the name in place in the string sections: building a Go
-	// string for each of the kernel's 60,000 FUNC names costs more than
-	// the search.
-	nameIs := func(off uint32) bool {
-		for _, p := range chain {
-			if off < p.StrStart() {
-				continue
-			}
-			raw := p.RawStrings()
-			o := uint64(off - p.StrStart())
-			end := o + uint64(len(name))
-			return end < uint64(len(raw)) && string(raw[o:end]) == name && raw[end] == 0
-		}
-		return false
-	}
-	for _, p := range chain {
-		ts := p.Types()
-		for j := range ts {
-			t := &ts[j]
-			if t.Kind() == btf.KindFunc && nameIs(t.NameOff) {
-				ids = append(ids, p.FirstID()+btf.TypeID(j))
-			}
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
-}
-
 // Sites decodes the entries of the LOCSECs whose func passes keep (nil
 // keeps all). Addr and Caller are left for the caller to fill (see
 // Target.Place); SectionOff and Section are set.
 func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 	var out []inline.Site
-	for _, id := range LocSecs(d.Spec) {
+	for _, id := range d.Spec.OfKind(btf.KindLocSec) {
 		t, err := d.Spec.TypeByID(id)
 		if err != nil {
 			return nil, err
@@ -189,7 +134,7 @@ func (d *Decoder) Addr(v uint64) (uint64, string) {
 // base then fails at open, before any output, instead of showing up as a
 // function that is "not found".
 func (d *Decoder) Check(samples int) error {
-	for _, id := range LocSecs(d.Spec) {
+	for _, id := range d.Spec.OfKind(btf.KindLocSec) {
 		t, err := d.Spec.TypeByID(id)
 		if err != nil {
 			return err

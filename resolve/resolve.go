@@ -67,7 +67,7 @@ func (e *NotFoundError) Error() string {
 // not empty, selects which parameters to fetch.
 func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	d := t.Decoder()
-	ids := FuncsByName(t.Spec, name)
+	ids := t.Spec.FuncsByName(name)
 	keep := map[btf.TypeID]bool{}
 	for _, id := range ids {
 		keep[id] = true
@@ -286,12 +286,9 @@ func eventName(base, suffix string) string {
 // symbol names, by substring match and edit distance.
 func (t *Target) suggest(name string) []string {
 	cands := map[string]bool{}
-	for p := t.Spec; p != nil; p = p.Base() {
-		ts := p.Types()
-		for j := range ts {
-			if ts[j].Kind() == btf.KindFunc {
-				cands[p.Name(&ts[j])] = true
-			}
+	for _, ty := range t.Spec.All() {
+		if ty.Kind() == btf.KindFunc {
+			cands[t.Spec.Name(ty)] = true
 		}
 	}
 	if t.Syms != nil {

@@ -105,18 +105,15 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	// The object's own FUNCs are functions of it; a module's base chain
 	// (vmlinux) only tells whether a module function's FUNC was
 	// deduplicated into it.
-	for p := t.Main; p != nil; p = p.Base() {
-		ts := p.Types()
-		for j := range ts {
-			if ts[j].Kind() != btf.KindFunc {
-				continue
-			}
-			n := p.Name(&ts[j])
-			if p == t.Main {
-				get(n).btf = true
-			} else if i := names[n]; i != nil {
-				i.btf = true
-			}
+	for id, ty := range t.Main.All() {
+		if ty.Kind() != btf.KindFunc {
+			continue
+		}
+		n := t.Main.Name(ty)
+		if id >= t.Main.FirstID() {
+			get(n).btf = true
+		} else if i := names[n]; i != nil {
+			i.btf = true
 		}
 	}
 	var sites []inline.Site

@@ -16,48 +16,35 @@ type TypeInfo struct {
 	Aggregate bool // struct, union or array
 }
 
-// maxTypeDepth bounds modifier chains so that a cyclic (malformed) BTF
+// maxTypeDepth bounds aggregate nesting so that a cyclic (malformed) BTF
 // cannot hang us.
 const maxTypeDepth = 64
 
 // BTFTypeInfo describes type id of spec.
 func BTFTypeInfo(spec *btf.Spec, id btf.TypeID) TypeInfo {
-	ti := TypeInfo{Name: TypeName(spec, id)}
-	for depth := 0; depth < maxTypeDepth; depth++ {
-		if id == 0 {
-			return ti
-		}
-		t, err := spec.TypeByID(id)
-		if err != nil {
-			return ti
-		}
-		switch t.Kind() {
-		case btf.KindTypedef, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypeTag:
-			id = btf.TypeID(t.SizeType)
-			continue
-		case btf.KindInt:
-			enc, _, _ := t.IntEncoding()
-			ti.Size = int(t.SizeType)
-			ti.Signed = enc&1 != 0 // BTF_INT_SIGNED
-			ti.Float = legacyFloat(spec, t)
-		case btf.KindPtr:
-			ti.Size, ti.Pointer = 8, true
-		case btf.KindEnum, btf.KindEnum64:
-			ti.Size = int(t.SizeType)
-			ti.Signed = t.KindFlag()
-		case btf.KindFloat:
-			ti.Size, ti.Float = int(t.SizeType), true
-		case btf.KindStruct, btf.KindUnion:
-			ti.Size, ti.Aggregate = int(t.SizeType), true
-		case btf.KindArray:
-			// A parameter of array type decays to a pointer.
-			ti.Size, ti.Pointer = 8, true
-		}
+	ti := TypeInfo{Name: locsec.TypeName(spec, id)}
+	t, _, err := spec.Resolve(id)
+	if err != nil {
 		return ti
+	}
+	switch t.Kind() {
+	case btf.KindInt:
+		enc, _, _ := t.IntEncoding()
+		ti.Size = int(t.SizeType)
+		ti.Signed = enc&btf.IntSigned != 0
+		ti.Float = legacyFloat(spec, t)
+	case btf.KindPtr:
+		ti.Size, ti.Pointer = ptrSize, true
+	case btf.KindEnum, btf.KindEnum64:
+		ti.Size = int(t.SizeType)
+		ti.Signed = t.KindFlag()
+	case btf.KindFloat:
+		ti.Size, ti.Float = int(t.SizeType), true
+	case btf.KindStruct, btf.KindUnion:
+		ti.Size, ti.Aggregate = int(t.SizeType), true
+	case btf.KindArray:
+		// A parameter of array type decays to a pointer.
+		ti.Size, ti.Pointer = ptrSize, true
 	}
 	return ti
 }
-
-// TypeName spells type id as C. It is locsec.TypeName, the speller that
-// "sites" uses too, so that every command spells a type the same way.
-func TypeName(spec *btf.Spec, id btf.TypeID) string { return locsec.TypeName(spec, id) }
