@@ -100,7 +100,7 @@ type locKey struct {
 	size  uint32
 	flags btf.LocFlags
 	n     int
-	v           [3]uint32
+	v     [3]uint32
 }
 
 type encoder struct {
