@@ -8,6 +8,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/dedup"
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/locsec"
@@ -83,9 +84,9 @@ func init() {
 type EncodeResult struct {
 	Data    []byte
 	Stats   locsec.Stats
-	Sites   []inline.Site // as the DWARF reader returned them
-	Base    *btf.Spec     // FILE's own .BTF (on its chain)
-	Spec    *btf.Spec     // the encoded inline BTF
+	Sites   []site.Site // as the DWARF reader returned them
+	Base    *btf.Spec   // FILE's own .BTF (on its chain)
+	Spec    *btf.Spec   // the encoded inline BTF
 	Timings [4]time.Duration
 	// KindBytes is the record bytes per kind in Data; the rest is
 	// strings (StrBytes) and the header and layout section.
@@ -145,11 +146,11 @@ func EncodeFile(path string, bases []string, workers int) (*EncodeResult, error)
 	}
 	t1 := time.Now()
 
-	dw, err := inline.Load(f)
+	dw, err := dwarfsite.Load(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	res, err := dw.Sites(inline.Options{Workers: workers})
+	res, err := dw.Sites(dwarfsite.Options{Workers: workers})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/internal/testutil"
 	"github.com/btfinline/btfinline/locsec"
@@ -188,23 +188,23 @@ func TestDuplicateRecords(t *testing.T) {
 // checkRoundTrip: every DWARF site comes back from the BTF with its
 // function (name, arity, parameter names and types), section offset,
 // address and canonical locations.
-func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec, dd *dwarf.Data) {
+func checkRoundTrip(t *testing.T, dw, got []site.Site, spec *btf.Spec, dd *dwarf.Data) {
 	t.Helper()
 	type key struct {
 		name, sec string
 		off       uint64
 	}
-	idx := map[key][]*inline.Site{}
+	idx := map[key][]*site.Site{}
 	for i := range got {
 		s := &got[i]
 		idx[key{s.Func.Name, s.Section, s.SectionOff}] = append(idx[key{s.Func.Name, s.Section, s.SectionOff}], s)
 	}
 	missing, typeDiffs, errs := 0, 0, 0
-	protoChecked := map[*inline.Func]bool{}
+	protoChecked := map[*site.Func]bool{}
 	for i := range dw {
 		s := &dw[i]
 		cands := idx[key{s.Func.Name, s.Section, s.SectionOff}]
-		var match *inline.Site
+		var match *site.Site
 		for _, c := range cands {
 			if locsEqual(s, c, spec) {
 				match = c
@@ -244,7 +244,7 @@ func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec, dd *dwa
 				t.Errorf("%s: param %d named %q in BTF, %q in DWARF", s.Func.Name, j, bf.Params[j].Name, name)
 			}
 			if dd != nil && p.TypeOff != 0 {
-				ty, err := dd.Type(p.TypeOff)
+				ty, err := dd.Type(dwarf.Offset(p.TypeOff))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -274,12 +274,12 @@ func checkRoundTrip(t *testing.T, dw, got []inline.Site, spec *btf.Spec, dd *dwa
 	}
 }
 
-func locsEqual(dw, b *inline.Site, spec *btf.Spec) bool {
+func locsEqual(dw, b *site.Site, spec *btf.Spec) bool {
 	if len(b.Params) < len(dw.Params) {
 		return false
 	}
 	for j := range b.Params {
-		var want inline.Location
+		var want site.Location
 		if j < len(dw.Params) {
 			var ts uint32
 			if j < len(b.Func.Params) {
@@ -287,7 +287,7 @@ func locsEqual(dw, b *inline.Site, spec *btf.Spec) bool {
 			}
 			if c, ok := locsec.Canonical(dw.Params[j], ts); ok {
 				want = c
-				if c.Kind == inline.LocAddr {
+				if c.Kind == site.LocAddr {
 					want.Value = dw.Params[j].Value // Decode adds the object base back
 				}
 			}

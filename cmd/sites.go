@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/site"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +48,7 @@ without --dwarf it reads the DWARF of FILE (or of the last -B).`,
 			o.file = args[0]
 		}
 		var (
-			sites []inline.Site
+			sites []site.Site
 			err   error
 		)
 		if o.dwarf {

@@ -24,7 +24,7 @@ import (
 //     entries give the same function, address and locations; encode keeps
 //     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped").
 //
-// Types are spelled by one algorithm (inline.CType) on both paths, so the
+// Types are spelled by one algorithm (site.CType) on both paths, so the
 // text must be identical.
 type siteDiffFixture struct {
 	name  string

@@ -3,21 +3,22 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"regexp"
 
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/spf13/cobra"
 )
 
 // dwarfStats keeps the statistics of the last DWARF read for --stats.
-var dwarfStats *inline.Stats
+var dwarfStats *dwarfsite.Stats
 
 // dwarfSites reads the sites of o.file from DWARF.
-func dwarfSites(c *cobra.Command, o *sitesOptions) ([]inline.Site, error) {
+func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, error) {
 	if o.file == "" {
 		return nil, errors.New("sites --dwarf: FILE required")
 	}
-	opt := inline.Options{Workers: o.workers}
+	opt := dwarfsite.Options{Workers: o.workers}
 	if o.funcRE != "" {
 		re, err := regexp.Compile(o.funcRE)
 		if err != nil {
@@ -32,7 +33,7 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]inline.Site, error) {
 		}
 		opt.Caller = re.MatchString
 	}
-	res, err := inline.ReadFile(o.file, opt)
+	res, err := dwarfsite.ReadFile(o.file, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -48,23 +49,22 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]inline.Site, error) {
 
 // printSites prints sites one per line, as JSON, or as --stats. The BTF
 // path (sites_btf.go) prints through here too, so both outputs diff.
-func printSites(c *cobra.Command, o *sitesOptions, sites []inline.Site) error {
+func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site) error {
 	w := c.OutOrStdout()
 	switch {
 	case o.stats:
 		st := dwarfStats
 		if !o.dwarf || st == nil {
-			st = &inline.Stats{Reasons: map[string]int{}}
+			st = &dwarfsite.Stats{Counts: site.Count(nil)}
 		}
 		if !o.dwarf || st.Sites != len(sites) {
 			// Sites not straight from the DWARF reader (e.g. from BTF):
 			// count what they show.
-			s := inline.StatsOf(sites)
-			st = &s
+			st = &dwarfsite.Stats{Counts: site.Count(sites)}
 		}
-		return inline.WriteStats(w, st)
+		return dwarfsite.WriteStats(w, st)
 	case o.json:
-		return inline.WriteJSON(w, sites, nil)
+		return site.WriteJSON(w, sites, site.FormatOptions{})
 	}
-	return inline.WriteSites(w, sites, inline.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
+	return site.WriteSites(w, sites, site.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
 }

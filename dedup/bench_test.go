@@ -1,11 +1,13 @@
 package dedup
 
 import (
+	"debug/dwarf"
+	"github.com/btfinline/btfinline/site"
 	"path/filepath"
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -14,7 +16,7 @@ import (
 // timed).
 func BenchmarkKernelConvert(b *testing.B) {
 	path := filepath.Join(testutil.KernelData(b), "vmlinux")
-	res, err := inline.ReadFile(path, inline.Options{})
+	res, err := dwarfsite.ReadFile(path, dwarfsite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,17 +33,17 @@ func BenchmarkKernelConvert(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c := New(o.DWARF, btf.NewSpec(base))
-		seen := map[*inline.Func]bool{}
+		seen := map[*site.Func]bool{}
 		for _, s := range res.Sites {
 			if seen[s.Func] {
 				continue
 			}
 			seen[s.Func] = true
-			if _, err := c.TypeID(s.Func.RetTypeOff); err != nil {
+			if _, err := c.TypeID(dwarf.Offset(s.Func.RetTypeOff)); err != nil {
 				b.Fatal(err)
 			}
 			for _, p := range s.Func.Params {
-				if _, err := c.TypeID(p.TypeOff); err != nil {
+				if _, err := c.TypeID(dwarf.Offset(p.TypeOff)); err != nil {
 					b.Fatal(err)
 				}
 			}

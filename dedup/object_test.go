@@ -4,7 +4,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
 )
 
@@ -23,7 +23,7 @@ func openObject(path string) (*testObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := inline.Load(f)
+	x, err := dwarfsite.Load(f)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -1,25 +1,25 @@
 package locsec
 
 import (
+	"github.com/btfinline/btfinline/site"
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // benchSites: n sites of a few functions with varied locations, like a
 // kernel's mix (many sites, few distinct LOC_PROTOs).
-func benchSites(n int) []inline.Site {
-	fs := make([]*inline.Func, 64)
+func benchSites(n int) []site.Site {
+	fs := make([]*site.Func, 64)
 	for i := range fs {
-		fs[i] = &inline.Func{Name: "f" + string(rune('a'+i%26)) + string(rune('a'+i/26)), RetTypeID: 1,
-			Params: []inline.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
+		fs[i] = &site.Func{Name: "f" + string(rune('a'+i%26)) + string(rune('a'+i/26)), RetTypeID: 1,
+			Params: []site.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
 	}
-	sites := make([]inline.Site, n)
+	sites := make([]site.Site, n)
 	for i := range sites {
-		sites[i] = inline.Site{Func: fs[i%len(fs)], Section: ".text", SectionOff: uint64(i * 7),
-			Params: []inline.Location{{Kind: inline.LocReg, Reg: uint32(i % 16), Size: 4},
-				{Kind: inline.LocMem, Reg: 7, Offset: int64(i%100) * 8, Size: 8}}}
+		sites[i] = site.Site{Func: fs[i%len(fs)], Section: ".text", SectionOff: uint64(i * 7),
+			Params: []site.Location{{Kind: site.LocReg, Reg: uint32(i % 16), Size: 4},
+				{Kind: site.LocMem, Reg: 7, Offset: int64(i%100) * 8, Size: 8}}}
 	}
 	return sites
 }

@@ -1,10 +1,10 @@
 package locsec
 
 import (
+	"github.com/btfinline/btfinline/site"
 	"strconv"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // maxTypeDepth bounds the declarator nesting TypeName follows, so that a
@@ -19,7 +19,7 @@ const (
 // TypeName returns the C spelling of type id as a parameter type, the way
 // pfunct and bpftool print it: "struct tcp_sock *", "const char *", "u32",
 // "void (*)(struct sock *, int)", "int [4]". Id 0 is "void". The spelling
-// is inline.CType's, so that sites read from DWARF and from BTF print the
+// is site.CType's, so that sites read from DWARF and from BTF print the
 // same text.
 func TypeName(s *btf.Spec, id btf.TypeID) string {
 	nodes := 0
@@ -27,45 +27,45 @@ func TypeName(s *btf.Spec, id btf.TypeID) string {
 }
 
 // ctype converts type id to the C type model; nil is void.
-func ctype(s *btf.Spec, id btf.TypeID, depth int, nodes *int) *inline.CType {
+func ctype(s *btf.Spec, id btf.TypeID, depth int, nodes *int) *site.CType {
 	if *nodes++; depth > maxTypeDepth || *nodes > maxTypeNodes {
-		return &inline.CType{Name: "?"}
+		return &site.CType{Name: "?"}
 	}
 	if id == 0 {
 		return nil
 	}
 	t, err := s.TypeByID(id)
 	if err != nil {
-		return &inline.CType{Name: "<bad type " + strconv.FormatUint(uint64(id), 10) + ">"}
+		return &site.CType{Name: "<bad type " + strconv.FormatUint(uint64(id), 10) + ">"}
 	}
 	name := s.Name(t)
 	target := btf.TypeID(t.SizeType)
 	switch t.Kind() {
 	case btf.KindInt, btf.KindFloat, btf.KindTypedef, btf.KindFunc:
-		return &inline.CType{Name: name}
+		return &site.CType{Name: name}
 	case btf.KindStruct:
-		return &inline.CType{Name: tagged("struct", name)}
+		return &site.CType{Name: tagged("struct", name)}
 	case btf.KindUnion:
-		return &inline.CType{Name: tagged("union", name)}
+		return &site.CType{Name: tagged("union", name)}
 	case btf.KindEnum, btf.KindEnum64:
-		return &inline.CType{Name: tagged("enum", name)}
+		return &site.CType{Name: tagged("enum", name)}
 	case btf.KindFwd:
 		if t.KindFlag() {
-			return &inline.CType{Name: tagged("union", name)}
+			return &site.CType{Name: tagged("union", name)}
 		}
-		return &inline.CType{Name: tagged("struct", name)}
+		return &site.CType{Name: tagged("struct", name)}
 	case btf.KindPtr:
-		return &inline.CType{Kind: inline.CPtr, Elem: ctype(s, target, depth+1, nodes)}
+		return &site.CType{Kind: site.CPtr, Elem: ctype(s, target, depth+1, nodes)}
 	case btf.KindConst, btf.KindVolatile, btf.KindRestrict:
 		q := map[btf.Kind]string{btf.KindConst: "const", btf.KindVolatile: "volatile", btf.KindRestrict: "restrict"}[t.Kind()]
-		return &inline.CType{Kind: inline.CQual, Name: q, Elem: ctype(s, target, depth+1, nodes)}
+		return &site.CType{Kind: site.CQual, Name: q, Elem: ctype(s, target, depth+1, nodes)}
 	case btf.KindTypeTag:
 		return ctype(s, target, depth+1, nodes)
 	case btf.KindArray:
 		elem, _, n := t.Array()
-		return &inline.CType{Kind: inline.CArray, N: int64(n), Elem: ctype(s, elem, depth+1, nodes)}
+		return &site.CType{Kind: site.CArray, N: int64(n), Elem: ctype(s, elem, depth+1, nodes)}
 	case btf.KindFuncProto:
-		fn := &inline.CType{Kind: inline.CFunc, Elem: ctype(s, target, depth+1, nodes)}
+		fn := &site.CType{Kind: site.CFunc, Elem: ctype(s, target, depth+1, nodes)}
 		ps := t.Params()
 		for i, p := range ps {
 			if i == len(ps)-1 && p.NameOff == 0 && p.Type == 0 {
@@ -76,7 +76,7 @@ func ctype(s *btf.Spec, id btf.TypeID, depth int, nodes *int) *inline.CType {
 		}
 		return fn
 	}
-	return &inline.CType{Name: "<" + t.Kind().String() + ">"}
+	return &site.CType{Name: "<" + t.Kind().String() + ">"}
 }
 
 func tagged(tag, name string) string {

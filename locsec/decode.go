@@ -3,10 +3,10 @@ package locsec
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // DecodeError reports a LOCSEC that does not decode: which LOCSEC type,
@@ -64,9 +64,9 @@ func ELFBase(f *elf.File) func(section string) (uint64, error) {
 //
 // BTF does not record the inlining depth: Depth is 0.
 //
-// Sites of one FUNC share one *inline.Func: Func.FuncID, parameter names,
+// Sites of one FUNC share one *site.Func: Func.FuncID, parameter names,
 // C type spellings and TypeIDs, and the return type, from the FUNC_PROTO.
-func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline.Site, error) {
+func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]site.Site, error) {
 	d := NewReader(spec)
 	var baseErr error
 	if base != nil {
@@ -83,7 +83,7 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 			return *objBase + v, ""
 		}
 	}
-	var sites []inline.Site
+	var sites []site.Site
 	first := spec.FirstID()
 	ts := spec.Types()
 	// Sites copy their LOC_PROTO's locations; bound the total by the
@@ -101,8 +101,8 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 		total = budget
 	}
 	// One allocation for all sites and one for all their locations.
-	sites = make([]inline.Site, 0, min(total, len(ts)*4096))
-	var locPool []inline.Location
+	sites = make([]site.Site, 0, min(total, len(ts)*4096))
+	var locPool []site.Location
 	for i := range ts {
 		t := &ts[i]
 		if t.Kind() != btf.KindLocSec {
@@ -142,12 +142,12 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 				return nil, &DecodeError{LocSec: id, Entry: j, Msg: "too many parameter locations for the size of the BTF"}
 			}
 			if len(locPool) < len(locs) {
-				locPool = make([]inline.Location, max(len(locs), 4096))
+				locPool = make([]site.Location, max(len(locs), 4096))
 			}
 			params := locPool[:len(locs):len(locs)]
 			locPool = locPool[len(locs):]
 			copy(params, locs)
-			sites = append(sites, inline.Site{
+			sites = append(sites, site.Site{
 				Func:       f,
 				Addr:       secBase + uint64(en.Offset),
 				Section:    sec,
@@ -160,9 +160,9 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]inline
 }
 
 // Reader turns the BTF records of inline sites into the site model: a
-// FUNC into an inline.Func (names, C type spellings, type ids), a
-// LOC_PROTO into the parameters' inline.Locations. Results are cached, so
-// the sites of one function share one *inline.Func. Decode and package
+// FUNC into a site.Func (names, C type spellings, type ids), a
+// LOC_PROTO into the parameters' site.Locations. Results are cached, so
+// the sites of one function share one *site.Func. Decode and package
 // resolve both read through it.
 type Reader struct {
 	Spec *btf.Spec
@@ -170,17 +170,17 @@ type Reader struct {
 	// package doc) to an address, or says why it cannot; nil leaves the
 	// value relative.
 	Addr   func(v uint64) (uint64, string)
-	funcs  map[btf.TypeID]*inline.Func
-	protos map[btf.TypeID][]inline.Location
+	funcs  map[btf.TypeID]*site.Func
+	protos map[btf.TypeID][]site.Location
 }
 
 // NewReader returns a Reader over spec's base chain.
 func NewReader(spec *btf.Spec) *Reader {
-	return &Reader{Spec: spec, funcs: map[btf.TypeID]*inline.Func{}, protos: map[btf.TypeID][]inline.Location{}}
+	return &Reader{Spec: spec, funcs: map[btf.TypeID]*site.Func{}, protos: map[btf.TypeID][]site.Location{}}
 }
 
 // Func returns the inlined function of FUNC id.
-func (r *Reader) Func(id btf.TypeID) (*inline.Func, error) {
+func (r *Reader) Func(id btf.TypeID) (*site.Func, error) {
 	if f, ok := r.funcs[id]; ok {
 		return f, nil
 	}
@@ -199,7 +199,7 @@ func (r *Reader) Func(id btf.TypeID) (*inline.Func, error) {
 	if err != nil || pt.Kind() != btf.KindFuncProto {
 		return nil, fmt.Errorf("FUNC [%d] %s: type [%d] is not a FUNC_PROTO", id, name, t.SizeType)
 	}
-	f := &inline.Func{Name: name, FuncID: uint32(id), RetTypeID: pt.SizeType,
+	f := &site.Func{Name: name, FuncID: uint32(id), RetTypeID: pt.SizeType,
 		Return: TypeName(r.Spec, btf.TypeID(pt.SizeType))}
 	ps := pt.Params()
 	for i, p := range ps {
@@ -211,7 +211,7 @@ func (r *Reader) Func(id btf.TypeID) (*inline.Func, error) {
 		if err != nil {
 			return nil, fmt.Errorf("FUNC_PROTO [%d] of %s: parameter name: bad string offset %#x", t.SizeType, name, p.NameOff)
 		}
-		f.Params = append(f.Params, inline.Param{Name: pn, Type: TypeName(r.Spec, p.Type), TypeID: uint32(p.Type)})
+		f.Params = append(f.Params, site.Param{Name: pn, Type: TypeName(r.Spec, p.Type), TypeID: uint32(p.Type)})
 	}
 	r.funcs[id] = f
 	return f, nil
@@ -220,7 +220,7 @@ func (r *Reader) Func(id btf.TypeID) (*inline.Func, error) {
 // Locations returns the parameter locations of LOC_PROTO id, which must
 // have one entry per parameter of fn (and its varargs slot). The slice is
 // shared by every site of that LOC_PROTO: copy it before changing it.
-func (r *Reader) Locations(id btf.TypeID, fn *inline.Func) ([]inline.Location, error) {
+func (r *Reader) Locations(id btf.TypeID, fn *site.Func) ([]site.Location, error) {
 	want := len(fn.Params)
 	if fn.Variadic {
 		want++
@@ -235,7 +235,7 @@ func (r *Reader) Locations(id btf.TypeID, fn *inline.Func) ([]inline.Location, e
 			return nil, fmt.Errorf("loc_proto [%d] is %s, not LOC_PROTO", id, t.Kind())
 		}
 		ids := t.LocProtoParams()
-		locs = make([]inline.Location, len(ids))
+		locs = make([]site.Location, len(ids))
 		for i, pid := range ids {
 			if pid == 0 {
 				continue
@@ -258,11 +258,11 @@ func (r *Reader) Locations(id btf.TypeID, fn *inline.Func) ([]inline.Location, e
 // locFromParam turns a LOC_PARAM's contents into a Location; ok is false
 // for a combination of flags and value words the format does not define
 // (the Location is then LocUnavailable with a Reason).
-func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64) (uint64, string)) (inline.Location, bool) {
-	loc := inline.Location{Size: uint8(min(size, 255))}
+func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64) (uint64, string)) (site.Location, bool) {
+	loc := site.Location{Size: uint8(min(size, 255))}
 	signed := flags&btf.LocSigned != 0
-	bad := func() (inline.Location, bool) {
-		return inline.Location{Kind: inline.LocUnavailable, Size: loc.Size,
+	bad := func() (site.Location, bool) {
+		return site.Location{Kind: site.LocUnavailable, Size: loc.Size,
 			Reason: fmt.Sprintf("LOC_PARAM flags %#x with %d value words", uint32(flags), len(v))}, false
 	}
 	offset := func(w []uint32) int64 {
@@ -281,9 +281,9 @@ func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64)
 		}
 		switch len(v) {
 		case 1:
-			loc.Kind, loc.Reg = inline.LocReg, v[0]
+			loc.Kind, loc.Reg = site.LocReg, v[0]
 		case 2:
-			loc.Kind, loc.Reg, loc.Reg2 = inline.LocRegPair, v[0], v[1]
+			loc.Kind, loc.Reg, loc.Reg2 = site.LocRegPair, v[0], v[1]
 		default:
 			return bad()
 		}
@@ -291,16 +291,16 @@ func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64)
 		if signed || len(v) != 1 {
 			return bad()
 		}
-		loc.Kind, loc.Reg = inline.LocMem, v[0]
+		loc.Kind, loc.Reg = site.LocMem, frameBase(v[0])
 	case btf.LocReg | btf.LocOffset, btf.LocReg | btf.LocDeref | btf.LocOffset:
 		if len(v) != 2 && len(v) != 3 {
 			return bad()
 		}
-		loc.Kind = inline.LocRegOffset
+		loc.Kind = site.LocRegOffset
 		if flags&btf.LocDeref != 0 {
-			loc.Kind = inline.LocMem
+			loc.Kind = site.LocMem
 		}
-		loc.Reg, loc.Offset = v[0], offset(v[1:])
+		loc.Reg, loc.Offset = frameBase(v[0]), offset(v[1:])
 		loc.Signed = loc.Offset < 0
 	case btf.LocConst, btf.LocConst | btf.LocAddr:
 		if len(v) != 1 && len(v) != 2 {
@@ -312,14 +312,14 @@ func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64)
 		} else if signed {
 			val = uint64(int64(int32(v[0])))
 		}
-		loc.Kind, loc.Value = inline.LocConst, val
+		loc.Kind, loc.Value = site.LocConst, val
 		loc.Signed = signed && int64(val) < 0
 		if flags&btf.LocAddr != 0 {
-			loc.Kind = inline.LocAddr
+			loc.Kind = site.LocAddr
 			if addr != nil {
 				a, why := addr(loc.Value)
 				if why != "" {
-					return inline.Location{Kind: inline.LocUnavailable, Size: loc.Size, Reason: why}, true
+					return site.Location{Kind: site.LocUnavailable, Size: loc.Size, Reason: why}, true
 				}
 				loc.Value = a
 			}
@@ -328,4 +328,13 @@ func locFromParam(size uint32, flags btf.LocFlags, v []uint32, addr func(uint64)
 		return bad()
 	}
 	return loc, true
+}
+
+// frameBase maps LOC_PARAM's frame-base register number to the site
+// model's.
+func frameBase(reg uint32) uint32 {
+	if reg == btf.LocFBReg {
+		return site.FBReg
+	}
+	return reg
 }

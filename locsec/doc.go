@@ -1,4 +1,4 @@
-// Package locsec owns the translation between inline sites ([]inline.Site)
+// Package locsec owns the translation between inline sites ([]site.Site)
 // and the BTF location kinds LOC_PARAM, LOC_PROTO and LOCSEC
 // (../shared/spec/btf-inline.md section 3): Encode appends the sites of one
 // object to a split btf.Spec, Decode turns any BTF holding LOCSECs back into

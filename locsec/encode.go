@@ -5,13 +5,13 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // TypeMapper gives the BTF id, in the chain of the Spec being encoded, of a
@@ -121,7 +121,7 @@ type encoder struct {
 // Encode appends the sites to dst, a split Spec built with btf.NewSpec on
 // the object's base chain, as described in the package doc. Types for the
 // prototypes come from types; the sites are not modified.
-func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
+func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
 	if opts.PtrSize == 0 {
 		opts.PtrSize = 8
 	}
@@ -138,24 +138,15 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		sa, sb := &sites[order[a]], &sites[order[b]]
-		if sa.Section != sb.Section {
-			return sa.Section < sb.Section
-		}
-		if sa.SectionOff != sb.SectionOff {
-			return sa.SectionOff < sb.SectionOff
-		}
-		return lessSite(sa, sb)
-	})
+	sort.SliceStable(order, func(a, b int) bool { return site.LessInSection(&sites[order[a]], &sites[order[b]]) })
 
 	// Phase 1: the prototypes' types, in first-use order.
 	type protoTypes struct {
 		ret    btf.TypeID
 		params []btf.TypeID
 	}
-	var funcs []*inline.Func
-	ptypes := map[*inline.Func]*protoTypes{}
+	var funcs []*site.Func
+	ptypes := map[*site.Func]*protoTypes{}
 	for _, i := range order {
 		f := sites[i].Func
 		if f == nil {
@@ -166,11 +157,11 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 		}
 		pt := &protoTypes{}
 		var err error
-		if pt.ret, err = e.typeID(f.RetTypeOff, f.RetTypeID); err != nil {
+		if pt.ret, err = e.typeID(dwarf.Offset(f.RetTypeOff), f.RetTypeID); err != nil {
 			return e.st, fmt.Errorf("locsec: return type of %s: %w", f.Name, err)
 		}
 		for _, p := range f.Params {
-			id, err := e.typeID(p.TypeOff, p.TypeID)
+			id, err := e.typeID(dwarf.Offset(p.TypeOff), p.TypeID)
 			if err != nil {
 				return e.st, fmt.Errorf("locsec: type of parameter %s of %s: %w", p.Name, f.Name, err)
 			}
@@ -188,7 +179,7 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 	e.indexBase()
 
 	// Phase 2: FUNC_PROTO and FUNC per distinct function.
-	infos := map[*inline.Func]*funcInfo{}
+	infos := map[*site.Func]*funcInfo{}
 	for _, f := range funcs {
 		pt := ptypes[f]
 		fi, err := e.addFunc(f, pt.ret, pt.params)
@@ -360,48 +351,6 @@ func Encode(sites []inline.Site, dst *btf.Spec, types TypeMapper, opts Options) 
 	return e.st, nil
 }
 
-// lessSite orders sites at one address by everything that tells them
-// apart, so that ties do not depend on the input order.
-func lessSite(a, b *inline.Site) bool {
-	fa, fb := a.Func, b.Func
-	if fa == nil || fb == nil {
-		return fa == nil && fb != nil
-	}
-	if fa.Name != fb.Name {
-		return fa.Name < fb.Name
-	}
-	if fa.DeclFile != fb.DeclFile {
-		return fa.DeclFile < fb.DeclFile
-	}
-	if fa.DeclLine != fb.DeclLine {
-		return fa.DeclLine < fb.DeclLine
-	}
-	if fa.Return != fb.Return {
-		return fa.Return < fb.Return
-	}
-	if len(fa.Params) != len(fb.Params) {
-		return len(fa.Params) < len(fb.Params)
-	}
-	for i := range fa.Params {
-		if fa.Params[i] != fb.Params[i] {
-			pa, pb := fa.Params[i], fb.Params[i]
-			if pa.Name != pb.Name {
-				return pa.Name < pb.Name
-			}
-			if pa.Type != pb.Type {
-				return pa.Type < pb.Type
-			}
-		}
-	}
-	if a.Depth != b.Depth {
-		return a.Depth < b.Depth
-	}
-	if a.CallFile != b.CallFile {
-		return a.CallFile < b.CallFile
-	}
-	return a.CallLine < b.CallLine
-}
-
 func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
 	if off != 0 {
 		if e.types == nil {
@@ -460,7 +409,7 @@ func (e *encoder) protoKey(s *btf.Spec, t *btf.Type) string {
 	return b.String()
 }
 
-func (e *encoder) addFunc(f *inline.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
+func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
 	names := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		names[i] = p.Name
@@ -555,7 +504,7 @@ func (e *encoder) typeSize(id btf.TypeID) uint32 {
 //
 // It is written independently of the encoder and the decoder so that tests
 // comparing DWARF sites with decoded ones check both.
-func Canonical(loc inline.Location, typeSize uint32) (inline.Location, bool) {
+func Canonical(loc site.Location, typeSize uint32) (site.Location, bool) {
 	size := uint32(loc.Size)
 	if size == 0 {
 		size = typeSize
@@ -563,20 +512,20 @@ func Canonical(loc inline.Location, typeSize uint32) (inline.Location, bool) {
 	if size == 0 {
 		size = 8
 	}
-	if size > 16 || loc.Kind == inline.LocUnavailable {
-		return inline.Location{}, false
+	if size > 16 || loc.Kind == site.LocUnavailable {
+		return site.Location{}, false
 	}
-	out := inline.Location{Kind: loc.Kind, Size: uint8(size)}
+	out := site.Location{Kind: loc.Kind, Size: uint8(size)}
 	switch loc.Kind {
-	case inline.LocReg:
+	case site.LocReg:
 		out.Reg = loc.Reg
-	case inline.LocRegPair:
+	case site.LocRegPair:
 		out.Reg, out.Reg2 = loc.Reg, loc.Reg2
-	case inline.LocRegOffset, inline.LocMem:
+	case site.LocRegOffset, site.LocMem:
 		out.Reg, out.Offset, out.Signed = loc.Reg, loc.Offset, loc.Offset < 0
-	case inline.LocConst, inline.LocAddr:
+	case site.LocConst, site.LocAddr:
 		if size > 8 {
-			return inline.Location{}, false
+			return site.Location{}, false
 		}
 		v := loc.Value
 		if size < 8 {
@@ -588,13 +537,13 @@ func Canonical(loc inline.Location, typeSize uint32) (inline.Location, bool) {
 		}
 		out.Value, out.Signed = v, loc.Signed && int64(v) < 0
 	default:
-		return inline.Location{}, false
+		return site.Location{}, false
 	}
 	return out, true
 }
 
-func (e *encoder) locKey(loc inline.Location, typeSize uint32) (locKey, bool) {
-	if loc.Kind == inline.LocUnavailable {
+func (e *encoder) locKey(loc site.Location, typeSize uint32) (locKey, bool) {
+	if loc.Kind == site.LocUnavailable {
 		return locKey{}, false
 	}
 	k, ok := canonKey(loc, typeSize, e.opts.AddrBase)
@@ -604,7 +553,7 @@ func (e *encoder) locKey(loc inline.Location, typeSize uint32) (locKey, bool) {
 	return k, ok
 }
 
-func canonKey(loc inline.Location, typeSize uint32, addrBase uint64) (locKey, bool) {
+func canonKey(loc site.Location, typeSize uint32, addrBase uint64) (locKey, bool) {
 	size := uint32(loc.Size)
 	if size == 0 {
 		size = typeSize
@@ -617,6 +566,9 @@ func canonKey(loc inline.Location, typeSize uint32, addrBase uint64) (locKey, bo
 	}
 	k := locKey{size: size}
 	put := func(v ...uint32) { k.n = copy(k.v[:], v) }
+	if loc.Reg == site.FBReg {
+		loc.Reg = btf.LocFBReg
+	}
 	offset := func(flags btf.LocFlags, off int64) {
 		switch {
 		case off < 0 && off >= math.MinInt32:
@@ -634,28 +586,28 @@ func canonKey(loc inline.Location, typeSize uint32, addrBase uint64) (locKey, bo
 		}
 	}
 	switch loc.Kind {
-	case inline.LocReg:
+	case site.LocReg:
 		k.flags = btf.LocReg
 		put(loc.Reg)
-	case inline.LocRegPair:
+	case site.LocRegPair:
 		k.flags = btf.LocReg
 		put(loc.Reg, loc.Reg2)
-	case inline.LocRegOffset:
+	case site.LocRegOffset:
 		offset(btf.LocReg|btf.LocOffset, loc.Offset)
-	case inline.LocMem:
+	case site.LocMem:
 		if loc.Offset == 0 {
 			k.flags = btf.LocReg | btf.LocDeref
 			put(loc.Reg)
 		} else {
 			offset(btf.LocReg|btf.LocDeref|btf.LocOffset, loc.Offset)
 		}
-	case inline.LocConst, inline.LocAddr:
+	case site.LocConst, site.LocAddr:
 		if size > 8 {
 			return locKey{}, false
 		}
 		v := loc.Value
 		k.flags = btf.LocConst
-		if loc.Kind == inline.LocAddr {
+		if loc.Kind == site.LocAddr {
 			v -= addrBase
 			k.flags |= btf.LocAddr
 		}

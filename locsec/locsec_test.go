@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -14,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -44,35 +44,35 @@ func testBase(t testing.TB) *btf.Spec {
 	return s
 }
 
-func testSites() []inline.Site {
-	foo := &inline.Func{Name: "foo", RetTypeID: 1, Params: []inline.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
-	bar := &inline.Func{Name: "bar", Params: []inline.Param{{Name: "s", TypeID: 8}, {Name: "n", TypeID: 9}}}
-	baz := &inline.Func{Name: "baz", RetTypeID: 9, Params: []inline.Param{{Name: "", TypeID: 1}}, Variadic: true}
+func testSites() []site.Site {
+	foo := &site.Func{Name: "foo", RetTypeID: 1, Params: []site.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
+	bar := &site.Func{Name: "bar", Params: []site.Param{{Name: "s", TypeID: 8}, {Name: "n", TypeID: 9}}}
+	baz := &site.Func{Name: "baz", RetTypeID: 9, Params: []site.Param{{Name: "", TypeID: 1}}, Variadic: true}
 	// Same name and prototype as bar from another CU: must share bar's FUNC.
-	bar2 := &inline.Func{Name: "bar", Params: []inline.Param{{Name: "s", TypeID: 8}, {Name: "n", TypeID: 9}}}
-	return []inline.Site{
-		{Func: foo, Section: ".text", SectionOff: 0x40, Params: []inline.Location{
-			{Kind: inline.LocReg, Reg: 5, Size: 4}, {Kind: inline.LocMem, Reg: 7, Offset: 8, Size: 8}}},
-		{Func: foo, Section: ".text", SectionOff: 0x10, Params: []inline.Location{
-			{Kind: inline.LocConst, Value: 0xffffffff, Signed: true, Size: 4}, {Kind: inline.LocUnavailable}}},
-		{Func: bar, Section: ".text", SectionOff: 0x10, Params: []inline.Location{
-			{Kind: inline.LocRegOffset, Reg: inline.FBReg, Offset: -16}, {Kind: inline.LocConst, Value: 0x123456789, Size: 8}}},
-		{Func: bar2, Section: ".init.text", SectionOff: 0x8, Params: []inline.Location{
-			{Kind: inline.LocMem, Reg: inline.FBReg, Offset: -0x20}, {Kind: inline.LocAddr, Value: 0xffffffff81234567}}},
-		{Func: bar2, Section: ".init.text", SectionOff: 0x8, Params: []inline.Location{
-			{Kind: inline.LocMem, Reg: inline.FBReg, Offset: -0x20}, {Kind: inline.LocAddr, Value: 0xffffffff81234567}}},
-		{Func: baz, Section: ".text", SectionOff: 0x100, Params: []inline.Location{
-			{Kind: inline.LocRegPair, Reg: 1, Reg2: 2, Size: 16}, {Kind: inline.LocMem, Reg: 3}}},
-		{Func: baz, Section: ".text", SectionOff: 0x104, Params: []inline.Location{
-			{Kind: inline.LocRegOffset, Reg: 4, Offset: 0x1_0000_0000}}},
-		{Func: bar, Section: ".text", SectionOff: 0x200, Params: []inline.Location{
-			{Kind: inline.LocConst, Value: 0x100, Size: 32}, {Kind: inline.LocMem, Reg: 6, Offset: -0x1_0000_0000}}},
+	bar2 := &site.Func{Name: "bar", Params: []site.Param{{Name: "s", TypeID: 8}, {Name: "n", TypeID: 9}}}
+	return []site.Site{
+		{Func: foo, Section: ".text", SectionOff: 0x40, Params: []site.Location{
+			{Kind: site.LocReg, Reg: 5, Size: 4}, {Kind: site.LocMem, Reg: 7, Offset: 8, Size: 8}}},
+		{Func: foo, Section: ".text", SectionOff: 0x10, Params: []site.Location{
+			{Kind: site.LocConst, Value: 0xffffffff, Signed: true, Size: 4}, {Kind: site.LocUnavailable}}},
+		{Func: bar, Section: ".text", SectionOff: 0x10, Params: []site.Location{
+			{Kind: site.LocRegOffset, Reg: site.FBReg, Offset: -16}, {Kind: site.LocConst, Value: 0x123456789, Size: 8}}},
+		{Func: bar2, Section: ".init.text", SectionOff: 0x8, Params: []site.Location{
+			{Kind: site.LocMem, Reg: site.FBReg, Offset: -0x20}, {Kind: site.LocAddr, Value: 0xffffffff81234567}}},
+		{Func: bar2, Section: ".init.text", SectionOff: 0x8, Params: []site.Location{
+			{Kind: site.LocMem, Reg: site.FBReg, Offset: -0x20}, {Kind: site.LocAddr, Value: 0xffffffff81234567}}},
+		{Func: baz, Section: ".text", SectionOff: 0x100, Params: []site.Location{
+			{Kind: site.LocRegPair, Reg: 1, Reg2: 2, Size: 16}, {Kind: site.LocMem, Reg: 3}}},
+		{Func: baz, Section: ".text", SectionOff: 0x104, Params: []site.Location{
+			{Kind: site.LocRegOffset, Reg: 4, Offset: 0x1_0000_0000}}},
+		{Func: bar, Section: ".text", SectionOff: 0x200, Params: []site.Location{
+			{Kind: site.LocConst, Value: 0x100, Size: 32}, {Kind: site.LocMem, Reg: 6, Offset: -0x1_0000_0000}}},
 	}
 }
 
 const testAddrBase = 0xffffffff81000000
 
-func encodeTest(t testing.TB, base *btf.Spec, sites []inline.Site) (*btf.Spec, Stats, []byte) {
+func encodeTest(t testing.TB, base *btf.Spec, sites []site.Site) (*btf.Spec, Stats, []byte) {
 	t.Helper()
 	dst := btf.NewSpec(base)
 	st, err := Encode(sites, dst, nil, Options{AddrBase: testAddrBase})
@@ -145,10 +145,10 @@ func TestEncodeDecode(t *testing.T) {
 
 // compareSites checks that every input site comes back with the same
 // function, section, offset and canonical locations.
-func compareSites(t *testing.T, base *btf.Spec, in, out []inline.Site, bases map[string]uint64) {
+func compareSites(t *testing.T, base *btf.Spec, in, out []site.Site, bases map[string]uint64) {
 	t.Helper()
-	key := func(s *inline.Site) string { return fmt.Sprintf("%s %s+%#x", s.Func.Name, s.Section, s.SectionOff) }
-	byKey := map[string][]*inline.Site{}
+	key := func(s *site.Site) string { return fmt.Sprintf("%s %s+%#x", s.Func.Name, s.Section, s.SectionOff) }
+	byKey := map[string][]*site.Site{}
 	for i := range out {
 		s := &out[i]
 		if s.Addr != bases[s.Section]+s.SectionOff {
@@ -158,7 +158,7 @@ func compareSites(t *testing.T, base *btf.Spec, in, out []inline.Site, bases map
 	}
 	for i := range in {
 		s := &in[i]
-		var want []inline.Location
+		var want []site.Location
 		for j, l := range s.Params {
 			var ts uint32
 			if j < len(s.Func.Params) {
@@ -166,7 +166,7 @@ func compareSites(t *testing.T, base *btf.Spec, in, out []inline.Site, bases map
 			}
 			c, ok := Canonical(l, ts)
 			if !ok {
-				c = inline.Location{}
+				c = site.Location{}
 			}
 			want = append(want, c)
 		}
@@ -174,7 +174,7 @@ func compareSites(t *testing.T, base *btf.Spec, in, out []inline.Site, bases map
 		for _, o := range byKey[key(s)] {
 			w := want
 			for len(w) < len(o.Params) {
-				w = append(w, inline.Location{}) // missing trailing slots
+				w = append(w, site.Location{}) // missing trailing slots
 			}
 			if fmt.Sprint(o.Params) == fmt.Sprint(w) {
 				found = true
@@ -207,11 +207,11 @@ func TestEncodeDeterministic(t *testing.T) {
 // LOCSEC with the widened vlen.
 func TestEncodeWideLocSec(t *testing.T) {
 	base := testBase(t)
-	f := &inline.Func{Name: "foo", RetTypeID: 1, Params: []inline.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
-	sites := make([]inline.Site, 70000)
+	f := &site.Func{Name: "foo", RetTypeID: 1, Params: []site.Param{{Name: "a", TypeID: 1}, {Name: "p", TypeID: 2}}}
+	sites := make([]site.Site, 70000)
 	for i := range sites {
-		sites[i] = inline.Site{Func: f, Section: ".text", SectionOff: uint64(4 * i),
-			Params: []inline.Location{{Kind: inline.LocReg, Reg: uint32(i % 3)}, {Kind: inline.LocConst, Value: uint64(i % 5), Size: 8}}}
+		sites[i] = site.Site{Func: f, Section: ".text", SectionOff: uint64(4 * i),
+			Params: []site.Location{{Kind: site.LocReg, Reg: uint32(i % 3)}, {Kind: site.LocConst, Value: uint64(i % 5), Size: 8}}}
 	}
 	dst, st, raw := encodeTest(t, base, sites)
 	if st.LocSecs != 1 || st.Entries != 70000 {
@@ -342,7 +342,7 @@ func TestDecodeNames(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if len(sites) != 1 || sites[0].Section != want || sites[0].Addr != 0x1020 || sites[0].Func.Name != "foo" ||
-			sites[0].Params[0] != (inline.Location{Kind: inline.LocReg, Reg: 5, Size: 4}) || sites[0].Params[1].Kind != inline.LocUnavailable {
+			sites[0].Params[0] != (site.Location{Kind: site.LocReg, Reg: 5, Size: 4}) || sites[0].Params[1].Kind != site.LocUnavailable {
 			t.Errorf("%s: %+v", name, sites)
 		}
 	}
@@ -352,14 +352,14 @@ func TestDecodeNames(t *testing.T) {
 // constants cut to their size.
 func TestCanonicalSigned(t *testing.T) {
 	for _, c := range []struct {
-		in   inline.Location
-		want inline.Location
+		in   site.Location
+		want site.Location
 	}{
-		{inline.Location{Kind: inline.LocConst, Value: 5, Signed: true, Size: 4}, inline.Location{Kind: inline.LocConst, Value: 5, Size: 4}},
-		{inline.Location{Kind: inline.LocConst, Value: 0xff, Signed: true, Size: 1}, inline.Location{Kind: inline.LocConst, Value: ^uint64(0), Signed: true, Size: 1}},
-		{inline.Location{Kind: inline.LocConst, Value: 0x1ff, Size: 1}, inline.Location{Kind: inline.LocConst, Value: 0xff, Size: 1}},
-		{inline.Location{Kind: inline.LocMem, Reg: 6, Offset: -8, Size: 8}, inline.Location{Kind: inline.LocMem, Reg: 6, Offset: -8, Signed: true, Size: 8}},
-		{inline.Location{Kind: inline.LocRegOffset, Reg: 6, Offset: 8, Signed: true}, inline.Location{Kind: inline.LocRegOffset, Reg: 6, Offset: 8, Size: 8}},
+		{site.Location{Kind: site.LocConst, Value: 5, Signed: true, Size: 4}, site.Location{Kind: site.LocConst, Value: 5, Size: 4}},
+		{site.Location{Kind: site.LocConst, Value: 0xff, Signed: true, Size: 1}, site.Location{Kind: site.LocConst, Value: ^uint64(0), Signed: true, Size: 1}},
+		{site.Location{Kind: site.LocConst, Value: 0x1ff, Size: 1}, site.Location{Kind: site.LocConst, Value: 0xff, Size: 1}},
+		{site.Location{Kind: site.LocMem, Reg: 6, Offset: -8, Size: 8}, site.Location{Kind: site.LocMem, Reg: 6, Offset: -8, Signed: true, Size: 8}},
+		{site.Location{Kind: site.LocRegOffset, Reg: 6, Offset: 8, Signed: true}, site.Location{Kind: site.LocRegOffset, Reg: 6, Offset: 8, Size: 8}},
 	} {
 		got, ok := Canonical(c.in, 8)
 		if !ok || got != c.want {

@@ -3,9 +3,9 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // Where the arguments of a function are at its first instruction: the
@@ -197,8 +197,8 @@ func walkScalars(spec *btf.Spec, id btf.TypeID, base, depth int, fn func(off, si
 
 // entryLocations places every parameter of a FUNC_PROTO at the function's
 // first instruction.
-func entryLocations(a Arch, spec *btf.Spec, params []inline.Param, infos []TypeInfo) []inline.Location {
-	locs := make([]inline.Location, len(params))
+func entryLocations(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo) []site.Location {
+	locs := make([]site.Location, len(params))
 	regs := a.ArgRegs()
 	ngrn, nsrn := 0, 0
 	stack := int64(0)
@@ -206,17 +206,17 @@ func entryLocations(a Arch, spec *btf.Spec, params []inline.Param, infos []TypeI
 		stack = 8 // return address at 0(%sp)
 	}
 	sp := a.SPReg()
-	onStack := func(size, align int) inline.Location {
+	onStack := func(size, align int) site.Location {
 		al := int64(max(8, align))
 		stack = (stack + al - 1) &^ (al - 1)
-		l := inline.Location{Kind: inline.LocMem, Reg: sp, Offset: stack, Size: uint8(min(size, 255))}
+		l := site.Location{Kind: site.LocMem, Reg: sp, Offset: stack, Size: uint8(min(size, 255))}
 		stack += int64((size + 7) &^ 7)
 		return l
 	}
-	inRegs := func(n, size int) inline.Location {
-		l := inline.Location{Kind: inline.LocReg, Reg: regs[ngrn], Size: uint8(size)}
+	inRegs := func(n, size int) site.Location {
+		l := site.Location{Kind: site.LocReg, Reg: regs[ngrn], Size: uint8(size)}
 		if n == 2 {
-			l.Kind, l.Reg2 = inline.LocRegPair, regs[ngrn+1]
+			l.Kind, l.Reg2 = site.LocRegPair, regs[ngrn+1]
 		}
 		ngrn += n
 		return l
@@ -259,8 +259,8 @@ func entryLocations(a Arch, spec *btf.Spec, params []inline.Param, infos []TypeI
 // rdi, rsi, rdx, rcx, r8, r9; SSE eightbytes in xmm0-7; MEMORY and
 // whatever does not fit entirely in the remaining registers on the stack
 // (later arguments may still take registers).
-func sysvArg(at abiType, ngrn, nsrn *int, nregs int, inRegs func(n, size int) inline.Location,
-	onStack func(size, align int) inline.Location, vec func(int) string) inline.Location {
+func sysvArg(at abiType, ngrn, nsrn *int, nregs int, inRegs func(n, size int) site.Location,
+	onStack func(size, align int) site.Location, vec func(int) string) site.Location {
 	var cls []class
 	switch {
 	case at.mem || at.scalar == classMem:
@@ -295,9 +295,9 @@ func sysvArg(at abiType, ngrn, nsrn *int, nregs int, inRegs func(n, size int) in
 	*ngrn += gp
 	*nsrn += ss
 	if gp == 0 {
-		return inline.Location{Size: uint8(at.size), Reason: "passed in " + vec(first) + ": vector registers are not in pt_regs"}
+		return site.Location{Size: uint8(at.size), Reason: "passed in " + vec(first) + ": vector registers are not in pt_regs"}
 	}
-	return inline.Location{Size: uint8(at.size), Reason: "passed partly in " + vec(first) + ": vector registers are not in pt_regs"}
+	return site.Location{Size: uint8(at.size), Reason: "passed partly in " + vec(first) + ": vector registers are not in pt_regs"}
 }
 
 // aapcsArg places one argument by AAPCS64: integers and composites of up to
@@ -306,8 +306,8 @@ func sysvArg(at abiType, ngrn, nsrn *int, nregs int, inRegs func(n, size int) in
 // reference (a pointer to a copy in the next x register), the rest on the
 // stack; once an argument goes to the stack, no later one takes an x
 // register (NGRN is set to 8).
-func aapcsArg(at abiType, ngrn, nsrn *int, nregs int, regs []uint32, inRegs func(n, size int) inline.Location,
-	onStack func(size, align int) inline.Location, vec func(int) string) inline.Location {
+func aapcsArg(at abiType, ngrn, nsrn *int, nregs int, regs []uint32, inRegs func(n, size int) site.Location,
+	onStack func(size, align int) site.Location, vec func(int) string) site.Location {
 	switch {
 	case at.scalar == classSSE || at.scalar == classMem || at.hfa > 0:
 		n := 1
@@ -317,7 +317,7 @@ func aapcsArg(at abiType, ngrn, nsrn *int, nregs int, regs []uint32, inRegs func
 		if *nsrn+n <= 8 {
 			first := *nsrn
 			*nsrn += n
-			return inline.Location{Size: uint8(at.size), Reason: "passed in " + vec(first) + ": vector registers are not in pt_regs"}
+			return site.Location{Size: uint8(at.size), Reason: "passed in " + vec(first) + ": vector registers are not in pt_regs"}
 		}
 		*nsrn = 8
 		return onStack(at.size, at.align)
@@ -325,10 +325,10 @@ func aapcsArg(at abiType, ngrn, nsrn *int, nregs int, regs []uint32, inRegs func
 		if *ngrn < nregs {
 			r := regs[*ngrn]
 			*ngrn++
-			return inline.Location{Size: uint8(min(at.size, 255)), Reason: fmt.Sprintf("passed by reference: a %d-byte copy at the address in DWARF register %d; fetch its fields by offset", at.size, r)}
+			return site.Location{Size: uint8(min(at.size, 255)), Reason: fmt.Sprintf("passed by reference: a %d-byte copy at the address in DWARF register %d; fetch its fields by offset", at.size, r)}
 		}
 		l := onStack(8, 8)
-		return inline.Location{Size: uint8(min(at.size, 255)), Reason: fmt.Sprintf("passed by reference: the copy's address is at %+d(%%sp)", l.Offset)}
+		return site.Location{Size: uint8(min(at.size, 255)), Reason: fmt.Sprintf("passed by reference: the copy's address is at %+d(%%sp)", l.Offset)}
 	}
 	n := (at.size + 7) / 8
 	if at.align >= 16 && *ngrn%2 == 1 {

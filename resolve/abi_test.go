@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -80,24 +80,24 @@ func TestEntryABI(t *testing.T) {
 }
 
 // FormatLoc spells a location for test messages.
-func FormatLoc(l inline.Location) string {
-	if l.Kind == inline.LocUnavailable {
+func FormatLoc(l site.Location) string {
+	if l.Kind == site.LocUnavailable {
 		return "unavailable: " + l.Reason
 	}
-	return inline.FormatLocation(&l, nil)
+	return site.FormatLocation(&l, nil)
 }
 
-func canonEntry(a Arch, l inline.Location) string {
+func canonEntry(a Arch, l site.Location) string {
 	switch l.Kind {
-	case inline.LocReg:
+	case site.LocReg:
 		return fmt.Sprintf("reg%d", l.Reg)
-	case inline.LocRegPair:
+	case site.LocRegPair:
 		return fmt.Sprintf("reg%d,reg%d", l.Reg, l.Reg2)
-	case inline.LocMem:
+	case site.LocMem:
 		if l.Reg == a.SPReg() {
 			return fmt.Sprintf("sp%+d", l.Offset)
 		}
-	case inline.LocUnavailable:
+	case site.LocUnavailable:
 		switch {
 		case strings.Contains(l.Reason, "vector registers"):
 			return "vector"

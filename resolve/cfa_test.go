@@ -3,12 +3,12 @@ package resolve
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -102,8 +102,8 @@ func checkModuleFBReg(t *testing.T, k testutil.Kernel, vmlinux string) {
 	}
 }
 
-func siteAt(sec string, off uint64) inline.Site {
-	return inline.Site{Section: sec, SectionOff: off}
+func siteAt(sec string, off uint64) site.Site {
+	return site.Site{Section: sec, SectionOff: off}
 }
 
 // encodeModule writes the .BTF.inline of module ko with "btfinline encode".
@@ -137,7 +137,7 @@ func checkModuleFBRegVsPerf(t *testing.T, k testutil.Kernel, vmlinux string) {
 	funcs := map[string]bool{}
 	for _, s := range sites {
 		for _, l := range s.Params {
-			if l.Reg == inline.FBReg && l.Kind != inline.LocUnavailable {
+			if l.Reg == site.FBReg && l.Kind != site.LocUnavailable {
 				funcs[s.Func.Name] = true
 			}
 		}

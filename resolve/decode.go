@@ -2,9 +2,9 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/locsec"
 )
 
@@ -53,8 +53,8 @@ func NewDecoder(spec *btf.Spec) *Decoder {
 // Sites decodes the entries of the LOCSECs whose func passes keep (nil
 // keeps all). Addr and Caller are left for the caller to fill (see
 // Target.Place); SectionOff and Section are set.
-func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
-	var out []inline.Site
+func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]site.Site, error) {
+	var out []site.Site
 	for _, id := range d.Spec.OfKind(btf.KindLocSec) {
 		t, err := d.Spec.TypeByID(id)
 		if err != nil {
@@ -79,7 +79,7 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 			if err != nil {
 				return nil, &MismatchError{name, id, i, err.Error()}
 			}
-			out = append(out, inline.Site{
+			out = append(out, site.Site{
 				Func:       fn,
 				Section:    sec,
 				SectionOff: uint64(off),
@@ -91,7 +91,7 @@ func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]inline.Site, error) {
 	return out, nil
 }
 
-func (d *Decoder) function(id btf.TypeID) (*inline.Func, error) {
+func (d *Decoder) function(id btf.TypeID) (*site.Func, error) {
 	f, err := d.r.Func(id)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (d *Decoder) function(id btf.TypeID) (*inline.Func, error) {
 }
 
 // TypeInfos returns the parameter type facts of a decoded function.
-func (d *Decoder) TypeInfos(f *inline.Func) []TypeInfo { return d.infos[btf.TypeID(f.FuncID)] }
+func (d *Decoder) TypeInfos(f *site.Func) []TypeInfo { return d.infos[btf.TypeID(f.FuncID)] }
 
 // Addr turns a CONST|ADDR value (relative to the object's base) into an
 // address, or says why it cannot.

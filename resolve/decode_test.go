@@ -2,11 +2,11 @@ package resolve
 
 import (
 	"errors"
+	"github.com/btfinline/btfinline/site"
 	"strings"
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -54,10 +54,10 @@ func TestDecodeHandBTF(t *testing.T) {
 	if len(sites) != 3 {
 		t.Fatalf("%d sites", len(sites))
 	}
-	want := [][]inline.Location{
-		{{Kind: inline.LocReg, Reg: 5, Size: 8}, {Kind: inline.LocConst, Value: 10, Size: 4}, {Kind: inline.LocMem, Reg: 7, Offset: -16, Size: 8, Signed: true}},
-		{{Kind: inline.LocReg, Reg: 5, Size: 8}, {}, {Kind: inline.LocConst, Value: 0xfffffffffffffffb, Size: 8, Signed: true}},
-		{{Kind: inline.LocRegPair, Reg: 3, Reg2: 12, Size: 8}, {Kind: inline.LocConst, Value: 10, Size: 4}, {}},
+	want := [][]site.Location{
+		{{Kind: site.LocReg, Reg: 5, Size: 8}, {Kind: site.LocConst, Value: 10, Size: 4}, {Kind: site.LocMem, Reg: 7, Offset: -16, Size: 8, Signed: true}},
+		{{Kind: site.LocReg, Reg: 5, Size: 8}, {}, {Kind: site.LocConst, Value: 0xfffffffffffffffb, Size: 8, Signed: true}},
+		{{Kind: site.LocRegPair, Reg: 3, Reg2: 12, Size: 8}, {Kind: site.LocConst, Value: 10, Size: 4}, {}},
 	}
 	for i, s := range sites {
 		if s.Func.Name != "set" || s.Section != ".text" {

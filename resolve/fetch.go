@@ -2,9 +2,9 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"strings"
 
-	"github.com/btfinline/btfinline/inline"
 )
 
 // CFAFunc returns the rule for the canonical frame address at a link-time
@@ -72,11 +72,11 @@ func btType(ti TypeInfo, size int) (cast, verb string) {
 // FetchArgs returns the fetch arguments for one site: one per parameter,
 // two for a value split over a register pair or a 9-16 byte value in
 // memory. pc is the site's link-time address (for cfa).
-func FetchArgs(a Arch, names []string, types []TypeInfo, locs []inline.Location, pc uint64, cfa CFAFunc) []Fetch {
+func FetchArgs(a Arch, names []string, types []TypeInfo, locs []site.Location, pc uint64, cfa CFAFunc) []Fetch {
 	used := map[string]bool{}
 	var out []Fetch
 	for i, name := range names {
-		var loc inline.Location
+		var loc site.Location
 		if i < len(locs) {
 			loc = locs[i]
 		} else {
@@ -124,7 +124,7 @@ func sanitize(s string) string {
 	return b.String()
 }
 
-func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location, pc uint64, cfa CFAFunc, used map[string]bool) []Fetch {
+func paramFetches(a Arch, field, param string, ti TypeInfo, loc site.Location, pc uint64, cfa CFAFunc, used map[string]bool) []Fetch {
 	f := Fetch{Name: field, Param: param, Type: ti.Name, Loc: DescribeLocation(loc)}
 	size := ti.Size
 	if size == 0 {
@@ -141,15 +141,15 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 	cast, verb := btType(ti, size)
 	f.Verb = verb
 	switch loc.Kind {
-	case inline.LocUnavailable:
+	case site.LocUnavailable:
 		if loc.Reason != "" {
 			return unavail(loc.Reason)
 		}
 		return unavail("no location at this site")
-	case inline.LocReg:
+	case site.LocReg:
 		r, ok := a.RegName(loc.Reg)
 		br, _ := a.BpftraceReg(loc.Reg)
-		if !ok || loc.Reg == inline.FBReg {
+		if !ok || loc.Reg == site.FBReg {
 			return unavail(fmt.Sprintf("DWARF register %d has no pt_regs name (not a general register)", loc.Reg))
 		}
 		if size > 8 {
@@ -158,7 +158,7 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 		f.Arg = "%" + r + ":" + kt
 		f.Expr = fmt.Sprintf("(%s)reg(%q)", cast, br)
 		return []Fetch{f}
-	case inline.LocRegPair:
+	case site.LocRegPair:
 		r1, ok1 := a.RegName(loc.Reg)
 		r2, ok2 := a.RegName(loc.Reg2)
 		b1, _ := a.BpftraceReg(loc.Reg)
@@ -173,8 +173,8 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 		lo.Expr, hi.Expr = fmt.Sprintf("reg(%q)", b1), fmt.Sprintf("reg(%q)", b2)
 		lo.Verb, hi.Verb = "%lx", "%lx"
 		return []Fetch{lo, hi}
-	case inline.LocRegOffset:
-		if loc.Reg == inline.FBReg {
+	case site.LocRegOffset:
+		if loc.Reg == site.FBReg {
 			reg, off, ok := cfaAt(cfa, pc)
 			if !ok {
 				return unavail("address relative to the frame base (CFA), which is not known at this pc")
@@ -195,8 +195,8 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 		// kprobe_events has no arithmetic on fetched values.
 		f.Unavailable = fmt.Sprintf("value is %%%s%+d (an address); kprobe_events cannot add an offset without a load", r, loc.Offset)
 		return []Fetch{f}
-	case inline.LocMem:
-		if loc.Reg == inline.FBReg {
+	case site.LocMem:
+		if loc.Reg == site.FBReg {
 			reg, off, ok := cfaAt(cfa, pc)
 			if !ok {
 				return unavail("in memory relative to the frame base (DW_OP_fbreg; the CFA is not known at this pc)")
@@ -225,7 +225,7 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 		f.Arg = fmt.Sprintf("%+d(%%%s):%s", loc.Offset, r, kt)
 		f.Expr = fmt.Sprintf("*(%s*)(reg(%q) %+d)", cast, br, loc.Offset)
 		return []Fetch{f}
-	case inline.LocConst:
+	case site.LocConst:
 		v := loc.Value
 		if size < 8 {
 			v &= 1<<(8*uint(size)) - 1
@@ -237,7 +237,7 @@ func paramFetches(a Arch, field, param string, ti TypeInfo, loc inline.Location,
 			f.Expr = fmt.Sprintf("(%s)%d", cast, v)
 		}
 		return []Fetch{f}
-	case inline.LocAddr:
+	case site.LocAddr:
 		f.Arg = fmt.Sprintf("\\%#x:x64", loc.Value)
 		f.Expr = fmt.Sprintf("(uint64)%#x", loc.Value)
 		f.Verb = "%lx"
@@ -262,28 +262,28 @@ func signExtend(v uint64, size int) int64 {
 }
 
 // DescribeLocation spells a location the way "sites" output does.
-func DescribeLocation(l inline.Location) string {
+func DescribeLocation(l site.Location) string {
 	reg := func(r uint32) string {
-		if r == inline.FBReg {
+		if r == site.FBReg {
 			return "fbreg"
 		}
 		return fmt.Sprintf("reg%d", r)
 	}
 	switch l.Kind {
-	case inline.LocReg:
+	case site.LocReg:
 		return reg(l.Reg)
-	case inline.LocRegPair:
+	case site.LocRegPair:
 		return reg(l.Reg) + ":" + reg(l.Reg2)
-	case inline.LocRegOffset:
+	case site.LocRegOffset:
 		return fmt.Sprintf("%s%+d", reg(l.Reg), l.Offset)
-	case inline.LocMem:
+	case site.LocMem:
 		return fmt.Sprintf("*(%s%+d)", reg(l.Reg), l.Offset)
-	case inline.LocConst:
+	case site.LocConst:
 		if l.Signed {
 			return fmt.Sprintf("const %d", signExtend(l.Value, int(max(l.Size, 1))))
 		}
 		return fmt.Sprintf("const %#x", l.Value)
-	case inline.LocAddr:
+	case site.LocAddr:
 		return fmt.Sprintf("addr %#x", l.Value)
 	}
 	if l.Reason != "" {

@@ -3,6 +3,7 @@ package resolve
 import (
 	"bufio"
 	"bytes"
+	"github.com/btfinline/btfinline/site"
 	"io"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -51,7 +51,7 @@ func kernelInlineBTF(t *testing.T, vmlinux string) string {
 
 // kernelSites returns the inline sites of a kernel data vmlinux, from its
 // encoded .BTF.inline, with the refusal reasons of the traceability rules.
-func kernelSites(t *testing.T, vmlinux string) ([]inline.Site, map[int]string) {
+func kernelSites(t *testing.T, vmlinux string) ([]site.Site, map[int]string) {
 	t.Helper()
 	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
 	if err != nil {

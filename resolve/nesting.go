@@ -3,9 +3,10 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"strings"
 
-	"github.com/btfinline/btfinline/inline"
+	"github.com/btfinline/btfinline/dwarfsite"
 )
 
 // MarkNesting annotates the inline places of r with how deep they are
@@ -54,13 +55,13 @@ type NestKey struct {
 }
 
 // LocKey spells a site's parameter locations for NestKey.
-func LocKey(s *inline.Site) string {
+func LocKey(s *site.Site) string {
 	var b strings.Builder
 	for i := range s.Params {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(inline.FormatLocation(&s.Params[i], nil))
+		b.WriteString(site.FormatLocation(&s.Params[i], nil))
 	}
 	return b.String()
 }
@@ -81,7 +82,7 @@ func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Ne
 	if t.elfPath == "" {
 		return nil, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
 	}
-	res, err := inline.ReadFile(t.elfPath, inline.Options{Func: match})
+	res, err := dwarfsite.ReadFile(t.elfPath, dwarfsite.Options{Func: match})
 	if err != nil {
 		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
 	}

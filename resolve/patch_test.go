@@ -2,12 +2,12 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -41,7 +41,7 @@ func TestPatchSitesFixture(t *testing.T) {
 
 // fixtureSites opens a testdata/resolve object on bases and returns its
 // sites with their refusal reasons, failing unless there are n.
-func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]inline.Site, map[int]string) {
+func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]site.Site, map[int]string) {
 	t.Helper()
 	tg, err := Open(Options{File: fixture(obj), Bases: bases})
 	if err != nil {

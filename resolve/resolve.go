@@ -2,11 +2,11 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"sort"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // Place is one address where a kprobe for the function fires: an inline
@@ -72,7 +72,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	for _, id := range ids {
 		keep[id] = true
 	}
-	var sites []inline.Site
+	var sites []site.Site
 	var err error
 	if len(ids) > 0 {
 		sites, err = d.Sites(func(id btf.TypeID) bool { return keep[id] })
@@ -93,7 +93,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	}
 	// Parameter names and types: from the FUNC (all FUNCs of one name
 	// normally share a prototype; the first is used for the entry).
-	var params []inline.Param
+	var params []site.Param
 	var infos []TypeInfo
 	if len(ids) > 0 {
 		fn, err := d.function(ids[0])
@@ -115,16 +115,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := &sites[idx[a]], &sites[idx[b]]
-		if x.Addr != y.Addr {
-			return x.Addr < y.Addr
-		}
-		if x.Section != y.Section {
-			return x.Section < y.Section
-		}
-		return x.SectionOff < y.SectionOff
-	})
+	sort.SliceStable(idx, func(a, b int) bool { return site.Less(&sites[idx[a]], &sites[idx[b]]) })
 	base := eventBase(name)
 	seen := map[string]int{}
 	unique := func(ev string) string {
@@ -183,7 +174,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 		}
 		names := make([]string, len(sel))
 		types := make([]TypeInfo, len(sel))
-		locs := make([]inline.Location, len(sel))
+		locs := make([]site.Location, len(sel))
 		for k, j := range sel {
 			names[k] = params[j].Name
 			if j < len(infos) {
@@ -219,7 +210,7 @@ func (t *Target) target(caller string, off, addr uint64) string {
 	return ""
 }
 
-func selectArgs(params []inline.Param, args []string) ([]int, error) {
+func selectArgs(params []site.Param, args []string) ([]int, error) {
 	var sel []int
 	if len(args) == 0 {
 		for i := range params {
@@ -249,11 +240,11 @@ func selectArgs(params []inline.Param, args []string) ([]int, error) {
 // entryFetches fetches parameters at a function's first instruction from
 // the calling convention's argument registers and stack slots
 // (entryLocations, abi.go).
-func entryFetches(a Arch, spec *btf.Spec, params []inline.Param, infos []TypeInfo, sel []int) []Fetch {
+func entryFetches(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo, sel []int) []Fetch {
 	locs := entryLocations(a, spec, params, infos)
 	names := make([]string, len(sel))
 	types := make([]TypeInfo, len(sel))
-	ls := make([]inline.Location, len(sel))
+	ls := make([]site.Location, len(sel))
 	for k, j := range sel {
 		names[k] = params[j].Name
 		if j < len(infos) {

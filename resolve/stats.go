@@ -4,11 +4,11 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"io"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 )
 
 // Stats is the traceability table of "btfinline stats": every function
@@ -116,7 +116,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 			i.btf = true
 		}
 	}
-	var sites []inline.Site
+	var sites []site.Site
 	var notrace map[int]string
 	if haveInline {
 		ts := t.Spec.Types()
@@ -171,7 +171,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 		st.Sites++
 		located := 0
 		for _, l := range s.Params {
-			if l.Kind != inline.LocUnavailable {
+			if l.Kind != site.LocUnavailable {
 				located++
 			}
 		}

@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
-	"github.com/btfinline/btfinline/inline"
 	"github.com/btfinline/btfinline/locsec"
 )
 
@@ -376,7 +376,7 @@ func (t *Target) fromELF(f *elf.File) error {
 }
 
 // cfaPC is the pc t.CFA is asked for at site s.
-func (t *Target) cfaPC(s *inline.Site) uint64 {
+func (t *Target) cfaPC(s *site.Site) uint64 {
 	if t.cfaKey != nil {
 		if pc, ok := t.cfaKey(s.Section, s.SectionOff); ok {
 			return pc
@@ -458,7 +458,7 @@ func openRunning(o Options) (*Target, error) {
 // Place fills Addr, Caller and CallerOff of sites. A site whose address
 // cannot be derived keeps Addr 0 and gets a note in the returned map (by
 // index).
-func (t *Target) Place(sites []inline.Site) map[int]string {
+func (t *Target) Place(sites []site.Site) map[int]string {
 	bad := map[int]string{}
 	cache := map[string]struct {
 		a   uint64
@@ -493,7 +493,7 @@ func (t *Target) Place(sites []inline.Site) map[int]string {
 func (t *Target) HasAddresses() bool { return t.Syms != nil }
 
 // Traceable returns why a kprobe cannot sit at site s ("" = it can).
-func (t *Target) Traceable(s *inline.Site) string {
+func (t *Target) Traceable(s *site.Site) string {
 	if t.Rules == nil {
 		return ""
 	}
@@ -516,7 +516,7 @@ func (t *Target) Decoder() *Decoder {
 // "sites" and "sites --dwarf" describe sites with the same Site values)
 // and places them: Addr, Caller, CallerOff. The map holds, by index, why a
 // site has no address; notrace holds why a kprobe cannot sit there.
-func (t *Target) Sites() (sites []inline.Site, noAddr, notrace map[int]string, err error) {
+func (t *Target) Sites() (sites []site.Site, noAddr, notrace map[int]string, err error) {
 	// Base 0: CONST|ADDR values come back as stored and are placed by
 	// Decoder.Addr, and Place computes the site addresses.
 	sites, err = locsec.Decode(t.Spec, func(string) (uint64, error) { return 0, nil })
@@ -530,11 +530,11 @@ func (t *Target) Sites() (sites []inline.Site, noAddr, notrace map[int]string, e
 	d := t.Decoder()
 	for i := range sites {
 		for j, l := range sites[i].Params {
-			if l.Kind != inline.LocAddr || keepRel {
+			if l.Kind != site.LocAddr || keepRel {
 				continue
 			}
 			if a, why := d.Addr(l.Value); why != "" {
-				sites[i].Params[j] = inline.Location{Size: l.Size, Reason: why}
+				sites[i].Params[j] = site.Location{Size: l.Size, Reason: why}
 			} else {
 				sites[i].Params[j].Value = a
 			}

@@ -1,4 +1,4 @@
-package inline
+package site
 
 import (
 	"strconv"

@@ -1,8 +1,9 @@
-package inline
+package dwarfsite
 
 import (
 	"debug/dwarf"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"sort"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
@@ -36,14 +37,14 @@ type worker struct {
 	cuBase   uint64
 	locBase  int64
 	addrBase int64
-	fmt      ExprFormat
+	fmt      exprFormat
 
 	stats    Stats
 	warnings []string
 }
 
 type funcInfo struct {
-	fn       *Func
+	fn       *site.Func
 	paramIdx map[dwarf.Offset]int // abstract parameter entry -> index
 	sizes    []int64              // byte size of each parameter's type
 	signed   []bool
@@ -51,14 +52,14 @@ type funcInfo struct {
 
 type typeInfo struct {
 	name   string // ct spelled in C
-	ct     *CType
+	ct     *site.CType
 	size   int64 // -1 if unknown
 	signed bool
 }
 
 // pendingSite is an inlined subroutine whose children are being read.
 type pendingSite struct {
-	site   *Site
+	site   *site.Site
 	fi     *funcInfo
 	addr   uint64 // layout address of the probe point
 	view   uint64
@@ -109,7 +110,7 @@ func (w *worker) warn(format string, args ...any) {
 }
 
 // unit reads one compilation unit and returns its sites.
-func (w *worker) unit(u *unitHdr) []Site {
+func (w *worker) unit(u *unitHdr) []site.Site {
 	if u.utype != 0x01 && u.utype != 0x03 { // compile, partial
 		return nil
 	}
@@ -118,7 +119,7 @@ func (w *worker) unit(u *unitHdr) []Site {
 	clear(w.funcs)
 	clear(w.types)
 	w.u = u
-	w.fmt = ExprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
+	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
 		w.fmt.RefSize = 8
 	}
@@ -150,7 +151,7 @@ func (w *worker) unit(u *unitHdr) []Site {
 		return nil
 	}
 	skipAttrs(&c, cuAb, u)
-	var sites []Site
+	var sites []site.Site
 	stack := []frame{{}}
 	for len(stack) > 0 && c.Left() > 0 {
 		off := dwarf.Offset(c.Off())
@@ -353,7 +354,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		w.stats.Filtered++
 		return ps
 	}
-	s := &Site{Func: fi.fn, AddrSource: src, Depth: depth}
+	s := &site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
 	if c := w.o.caller(addr); c != nil {
 		s.Caller, s.CallerOff = c.name, addr-c.addr
 	}
@@ -390,7 +391,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 }
 
 // finish evaluates the parameters of a site and appends it.
-func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
+func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 	if ps.site == nil {
 		return sites
 	}
@@ -401,7 +402,7 @@ func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
 	if fi.fn.Variadic {
 		slots++
 	}
-	s.Params = make([]Location, slots)
+	s.Params = make([]site.Location, slots)
 	atEntry := s.Caller != "" && s.CallerOff == 0
 	for _, pe := range ps.params {
 		i, ok := fi.paramIdx[pe.origin]
@@ -425,17 +426,17 @@ func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
 			env.size = uint8(sz)
 		}
 		l := w.paramLoc(&pe, ps, env)
-		if l.Kind != LocUnavailable {
+		if l.Kind != site.LocUnavailable {
 			sz := fi.sizes[i]
 			switch {
 			case sz > 16:
 				l = unavailable(ReasonTooLarge)
-			case l.Kind == LocConst && sz > 8:
+			case l.Kind == site.LocConst && sz > 8:
 				l = unavailable(ReasonLargeConst)
-			case l.Kind == LocConst:
+			case l.Kind == site.LocConst:
 				l.Signed = fi.signed[i]
 			}
-			if l.Kind == LocAddr && w.o.rel {
+			if l.Kind == site.LocAddr && w.o.rel {
 				if sec := w.o.allocSection(l.Value); sec != nil {
 					l.Value = l.Value - sec.lo + sec.addr
 					l.Section = sec.name
@@ -452,9 +453,9 @@ func (w *worker) finish(ps *pendingSite, sites []Site) []Site {
 }
 
 // rank orders locations: located, then unrepresentable, then none.
-func rank(l *Location) int {
+func rank(l *site.Location) int {
 	switch {
-	case l.Kind != LocUnavailable:
+	case l.Kind != site.LocUnavailable:
 		return 2
 	case l.Reason != "":
 		return 1
@@ -463,22 +464,22 @@ func rank(l *Location) int {
 }
 
 // paramLoc finds the location of one parameter at the site.
-func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) Location {
+func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) site.Location {
 	if pe.loc == nil {
 		if pe.cval != nil {
 			switch v := pe.cval.Val.(type) {
 			case int64:
-				return Location{Kind: LocConst, Value: uint64(v), Size: env.size}
+				return site.Location{Kind: site.LocConst, Value: uint64(v), Size: env.size}
 			case []byte:
 				if len(v) > 8 {
 					return unavailable(ReasonLargeConst)
 				}
-				return Location{Kind: LocConst, Value: bytesValue(v, w.fmt.Order), Size: uint8(len(v))}
+				return site.Location{Kind: site.LocConst, Value: bytesValue(v, w.fmt.Order), Size: uint8(len(v))}
 			default:
 				return unavailable(ReasonLargeConst)
 			}
 		}
-		return Location{}
+		return site.Location{}
 	}
 	var expr []byte
 	sec, exprOff := ".debug_info", int64(pe.off)
@@ -503,15 +504,15 @@ func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) Locatio
 			}
 			off = o
 		}
-		lu := &LocListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
-		es, err := ReadLocList(ll, off, pe.views, lu)
+		lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
+		es, err := readLocList(ll, off, pe.views, lu)
 		if err != nil {
 			w.warn(".debug_info+0x%x: %v", pe.off, err)
 			return unavailable(ReasonMalformedLocList)
 		}
-		e := EntryAt(es, ps.addr, ps.view)
+		e := entryAtPC(es, ps.addr, ps.view)
 		if e == nil {
-			return Location{}
+			return site.Location{}
 		}
 		if e.HasViews && e.Low == e.High {
 			w.stats.ViewOnly++
@@ -521,9 +522,9 @@ func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) Locatio
 		return unavailable(ReasonMalformed)
 	}
 	if len(expr) == 0 {
-		return Location{}
+		return site.Location{}
 	}
-	ins, err := DecodeExpr(expr, w.fmt, sec, exprOff)
+	ins, err := decodeExpr(expr, w.fmt, sec, exprOff)
 	if err != nil {
 		w.warn("%v", err)
 		return unavailable(ReasonMalformed)
@@ -538,18 +539,18 @@ func (w *worker) locSecName() string {
 	return ".debug_loc"
 }
 
-func (w *worker) locSec() *LocListSec {
+func (w *worker) locSec() *locListSec {
 	n := w.locSecName()
 	b := w.o.debug[n]
 	if b == nil {
 		return nil
 	}
-	return &LocListSec{Name: n, Data: b, V5: w.u.version >= 5}
+	return &locListSec{Name: n, Data: b, V5: w.u.version >= 5}
 }
 
 // loclistx resolves a DW_FORM_loclistx index through the unit's offset
 // table at DW_AT_loclists_base.
-func (w *worker) loclistx(ll *LocListSec, idx uint64) (int64, bool) {
+func (w *worker) loclistx(ll *locListSec, idx uint64) (int64, bool) {
 	sz := uint64(4)
 	if w.u.is64 {
 		sz = 8
@@ -628,7 +629,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	if fi, ok := w.funcs[off]; ok {
 		return fi, nil
 	}
-	fn := &Func{}
+	fn := &site.Func{}
 	var (
 		retType   dwarf.Offset
 		hasRet    bool
@@ -698,12 +699,13 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 			}
 			switch e.Tag {
 			case dwarf.TagFormalParameter:
-				p := Param{}
+				p := site.Param{}
 				p.Name, _ = e.Val(dwarf.AttrName).(string)
-				p.TypeOff, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
+				to, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
+				p.TypeOff = uint64(to)
 				fi.paramIdx[e.Offset] = len(fn.Params)
 				fn.Params = append(fn.Params, p)
-				typeOffs = append(typeOffs, p.TypeOff)
+				typeOffs = append(typeOffs, to)
 			case dwarf.TagUnspecifiedParameters:
 				fn.Variadic = true
 			}
@@ -718,7 +720,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	fn.Return = "void"
 	if hasRet {
 		t := w.typeAt(retType, 0)
-		fn.Return, fn.RetTypeOff = t.name, retType
+		fn.Return, fn.RetTypeOff = t.name, uint64(retType)
 	}
 	for i, to := range typeOffs {
 		t := unknownType
@@ -733,7 +735,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	return fi, nil
 }
 
-var unknownType = &typeInfo{name: "?", ct: &CType{Name: "?"}, size: -1}
+var unknownType = &typeInfo{name: "?", ct: &site.CType{Name: "?"}, size: -1}
 
 // subrangeCount is the element count of a DW_TAG_subrange_type: its
 // DW_AT_count, or DW_AT_upper_bound + 1 (C arrays start at 0); -1 when
@@ -775,7 +777,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		size = -1
 	}
 	inner, hasInner := e.Val(dwarf.AttrType).(dwarf.Offset)
-	t := &typeInfo{size: size, ct: &CType{Kind: CNamed, Name: name}}
+	t := &typeInfo{size: size, ct: &site.CType{Kind: site.CNamed, Name: name}}
 	in := func() *typeInfo {
 		if !hasInner {
 			return &typeInfo{size: -1}
@@ -800,13 +802,13 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		} else if e.Tag == dwarf.TagRvalueReferenceType {
 			star = "&&"
 		}
-		t.ct = &CType{Kind: CPtr, Name: star, Elem: in().ct}
+		t.ct = &site.CType{Kind: site.CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
 			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.Tag]
 		it := in()
 		t.size, t.signed = it.size, it.signed
-		t.ct = &CType{Kind: CQual, Name: q, Elem: it.ct}
+		t.ct = &site.CType{Kind: site.CQual, Name: q, Elem: it.ct}
 	case dwarf.TagTypedef:
 		it := in()
 		t.size, t.signed = it.size, it.signed
@@ -851,14 +853,14 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 		ct := in().ct
 		for i := len(dims) - 1; i >= 0; i-- {
-			ct = &CType{Kind: CArray, N: dims[i], Elem: ct}
+			ct = &site.CType{Kind: site.CArray, N: dims[i], Elem: ct}
 		}
 		t.ct = ct
 	case dwarf.TagSubroutineType:
 		// Collect the argument types before recursing: the lookup
 		// reader is reused by the recursion.
 		var args []dwarf.Offset
-		fn := &CType{Kind: CFunc}
+		fn := &site.CType{Kind: site.CFunc}
 		if e.Children {
 			for {
 				c, err := w.next(w.lk)

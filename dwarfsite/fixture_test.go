@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"flag"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +121,7 @@ func TestFixtureCounts(t *testing.T) {
 func TestFixtureWideConst(t *testing.T) {
 	res := readFixture(t, "wideconst-x86_64.o", Options{})
 	var b strings.Builder
-	if err := WriteSites(&b, res.Sites, FormatOptions{}); err != nil {
+	if err := site.WriteSites(&b, res.Sites, site.FormatOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -227,7 +228,7 @@ func readExpectations(t testing.TB) map[string]map[int]map[string]expectation {
 	return all
 }
 
-func expectFor(exp map[string]map[int]map[string]expectation, s *Site) map[string]expectation {
+func expectFor(exp map[string]map[int]map[string]expectation, s *site.Site) map[string]expectation {
 	return exp[filepath.Base(s.CallFile)][s.CallLine]
 }
 
@@ -282,18 +283,18 @@ func TestFixtureStatic(t *testing.T) {
 					l := s.Params[j]
 					want, ok := e[p.Name]
 					if !ok {
-						if l.Kind != LocUnavailable {
+						if l.Kind != site.LocUnavailable {
 							t.Errorf("%s: %s: located parameter %s has no EXPECT", name, s.Func.Name, p.Name)
 						}
 						continue
 					}
 					switch l.Kind {
-					case LocConst:
+					case site.LocConst:
 						if want.sym != "" || truncate(l.Value, l.Size) != truncate(want.lo, l.Size) {
 							t.Errorf("%s: %s(%s) = const 0x%x, want %+v", name, s.Func.Name, p.Name, l.Value, want)
 						}
 						checked++
-					case LocAddr:
+					case site.LocAddr:
 						v, sec := symbolValue(t, f, want.sym)
 						if l.Value != v+want.symOff || (res.Rel && l.Section != sec) {
 							t.Errorf("%s: %s(%s) = address 0x%x %s, want %s = 0x%x %s", name, s.Func.Name, p.Name, l.Value, l.Section, want.sym, v+want.symOff, sec)
@@ -331,7 +332,7 @@ func TestFixtureGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := readFixture(t, name, Options{})
 			var buf bytes.Buffer
-			if err := WriteSites(&buf, res.Sites, FormatOptions{Reasons: true}); err != nil {
+			if err := site.WriteSites(&buf, res.Sites, site.FormatOptions{Reasons: true}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join(fixtureDir, name+".golden")
@@ -361,16 +362,16 @@ func TestRelMatchesExec(t *testing.T) {
 		t.Run(arch, func(t *testing.T) {
 			rel := readFixture(t, "sites-"+arch+".o", Options{})
 			exe := readFixture(t, "sites-"+arch, Options{})
-			key := func(s *Site) string {
+			key := func(s *site.Site) string {
 				var b strings.Builder
-				ps := make([]Location, len(s.Params))
+				ps := make([]site.Location, len(s.Params))
 				copy(ps, s.Params)
 				for i := range ps {
-					if ps[i].Kind == LocAddr {
+					if ps[i].Kind == site.LocAddr {
 						ps[i].Value, ps[i].Section = 0, ""
 					}
 				}
-				FormatSiteOpts(&b, &Site{Func: s.Func, Caller: s.Caller, CallerOff: s.CallerOff, Section: s.Section, Params: ps}, FormatOptions{Reasons: true})
+				site.WriteSites(&b, []site.Site{{Func: s.Func, Caller: s.Caller, CallerOff: s.CallerOff, Section: s.Section, Params: ps}}, site.FormatOptions{Reasons: true})
 				return fmt.Sprintf("%d %d %s", s.Depth, s.CallLine, b.String())
 			}
 			var relKeys []string
@@ -411,7 +412,7 @@ func TestWorkersDeterministic(t *testing.T) {
 		for _, n := range []int{1, 2, 3, 8} {
 			res := readFixture(t, name, Options{Workers: n})
 			var buf bytes.Buffer
-			WriteJSON(&buf, res.Sites, nil)
+			site.WriteJSON(&buf, res.Sites, site.FormatOptions{})
 			WriteStats(&buf, &res.Stats)
 			if first == nil {
 				first = buf.Bytes()

@@ -1,7 +1,8 @@
-package inline
+package dwarfsite
 
 import (
 	"errors"
+	"github.com/btfinline/btfinline/site"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,15 +11,15 @@ import (
 )
 
 func FuzzExpr(f *testing.F) {
-	f.Add([]byte{byte(OpReg0) + 5}, false)
-	f.Add([]byte{byte(OpBreg0) + 7, 0x10, byte(OpDeref), byte(OpStackValue)}, false)
-	f.Add([]byte{byte(OpEntryValue), 1, byte(OpReg0) + 4, byte(OpStackValue)}, true)
-	f.Add([]byte{byte(OpReg0) + 5, byte(OpPiece), 8, byte(OpReg0) + 4, byte(OpPiece), 8}, false)
+	f.Add([]byte{byte(opReg0) + 5}, false)
+	f.Add([]byte{byte(opBreg0) + 7, 0x10, byte(opDeref), byte(opStackValue)}, false)
+	f.Add([]byte{byte(opEntryValue), 1, byte(opReg0) + 4, byte(opStackValue)}, true)
+	f.Add([]byte{byte(opReg0) + 5, byte(opPiece), 8, byte(opReg0) + 4, byte(opPiece), 8}, false)
 	// gcc's 65-bit constant (0x9000000000000000 as a signed LEB128).
-	f.Add([]byte{byte(OpConsts), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x90, 0x01, byte(OpStackValue)}, false)
+	f.Add([]byte{byte(opConsts), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x90, 0x01, byte(opStackValue)}, false)
 	f.Fuzz(func(t *testing.T, data []byte, atEntry bool) {
-		for _, ef := range []ExprFormat{fmt8, {AddrSize: 4, RefSize: 8, Order: le}} {
-			ins, err := DecodeExpr(data, ef, ".debug_info", 0x40)
+		for _, ef := range []exprFormat{fmt8, {AddrSize: 4, RefSize: 8, Order: le}} {
+			ins, err := decodeExpr(data, ef, ".debug_info", 0x40)
 			if err != nil {
 				var fe *FormatError
 				if !errors.As(err, &fe) || fe.Offset < 0x40 || fe.Offset > 0x40+int64(len(data)) {
@@ -31,13 +32,13 @@ func FuzzExpr(f *testing.F) {
 			}
 			l := classify(ins, &evalEnv{f: ef, atEntry: atEntry, size: 8,
 				addrx: func(i uint64) (uint64, bool) { return i * 8, i < 4 }})
-			if l.Kind > LocAddr {
+			if l.Kind > site.LocAddr {
 				t.Fatalf("kind %d", l.Kind)
 			}
-			if l.Kind != LocUnavailable && l.Reason != "" {
+			if l.Kind != site.LocUnavailable && l.Reason != "" {
 				t.Fatalf("reason %q on a located value", l.Reason)
 			}
-			_ = FormatLocation(&l, nil)
+			_ = site.FormatLocation(&l, nil)
 		}
 	})
 }
@@ -50,9 +51,9 @@ func FuzzLocList(f *testing.F) {
 		if v5 {
 			name = ".debug_loclists"
 		}
-		sec := &LocListSec{Name: name, Data: data, V5: v5}
-		u := &LocListUnit{Format: fmt8, Base: 0x1000, Addrx: func(i uint64) (uint64, bool) { return i, i < 16 }}
-		es, err := ReadLocList(sec, int64(off), int64(views), u)
+		sec := &locListSec{Name: name, Data: data, V5: v5}
+		u := &locListUnit{Format: fmt8, Base: 0x1000, Addrx: func(i uint64) (uint64, bool) { return i, i < 16 }}
+		es, err := readLocList(sec, int64(off), int64(views), u)
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) || fe.Section != name {
@@ -63,11 +64,11 @@ func FuzzLocList(f *testing.F) {
 			t.Fatalf("%d entries from %d bytes", len(es), len(data))
 		}
 		for _, e := range es {
-			if _, err := DecodeExpr(e.Expr, fmt8, name, e.ExprOff); err == nil {
+			if _, err := decodeExpr(e.Expr, fmt8, name, e.ExprOff); err == nil {
 				continue
 			}
 		}
-		EntryAt(es, 0x1010, 1)
+		entryAtPC(es, 0x1010, 1)
 	})
 }
 

@@ -1,3 +1,3 @@
-package inline
+package dwarfsite
 
 const fixtureDir = "../testdata/inline"

@@ -1,4 +1,4 @@
-package inline
+package site
 
 import (
 	"strings"
@@ -10,7 +10,9 @@ func TestCTypeString(t *testing.T) {
 	ptr := func(e *CType) *CType { return &CType{Kind: CPtr, Elem: e} }
 	qual := func(q string, e *CType) *CType { return &CType{Kind: CQual, Name: q, Elem: e} }
 	arr := func(n int64, e *CType) *CType { return &CType{Kind: CArray, N: n, Elem: e} }
-	fn := func(ret *CType, args ...*CType) *CType { return &CType{Kind: CFunc, Elem: ret, Args: args} }
+	fn := func(ret *CType, args ...*CType) *CType {
+		return &CType{Kind: CFunc, Elem: ret, Args: args}
+	}
 	for _, c := range []struct {
 		t    *CType
 		want string

@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"debug/dwarf"

@@ -1,10 +1,11 @@
-package inline
+package dwarfsite
 
 import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
+	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -210,7 +211,7 @@ func TestKernelWorkersDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		WriteJSON(&buf, res.Sites, nil)
+		site.WriteJSON(&buf, res.Sites, site.FormatOptions{})
 		WriteStats(&buf, &res.Stats)
 		sum := sha256.Sum256(buf.Bytes())
 		if i == 0 {

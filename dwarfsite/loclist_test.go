@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"encoding/binary"
@@ -18,7 +18,7 @@ func cat(bs ...[]byte) []byte {
 	return out
 }
 
-var unit8 = &LocListUnit{Format: ExprFormat{AddrSize: 8, RefSize: 4, Order: le}, Base: 0x1000}
+var unit8 = &locListUnit{Format: exprFormat{AddrSize: 8, RefSize: 4, Order: le}, Base: 0x1000}
 
 // The shape of gcc's output for a parameter modified right where its
 // inlined function starts (see c_dbl in testdata/inline/sites.c): an
@@ -26,17 +26,17 @@ var unit8 = &LocListUnit{Format: ExprFormat{AddrSize: 8, RefSize: 4, Order: le},
 func dblList() []byte {
 	return cat(
 		[]byte{0x02, 0x03, 0x03, 0x00, 0x00, 0x00}, // views (2,3) (3,0) (0,0)
-		[]byte{byte(LLEBaseAddress)}, u64le(0x40),
-		[]byte{byte(LLEOffsetPair), 0x0d, 0x0d, 6, byte(OpGNUEntryValue), 1, byte(OpReg0 + 5), byte(OpPlusUconst), 1, byte(OpStackValue)},
-		[]byte{byte(LLEOffsetPair), 0x0d, 0x17, 1, byte(OpReg0 + 1)},
-		[]byte{byte(LLEOffsetPair), 0x17, 0x1e, 1, byte(OpReg0 + 5)},
-		[]byte{byte(LLEEndOfList)},
+		[]byte{byte(lleBaseAddress)}, u64le(0x40),
+		[]byte{byte(lleOffsetPair), 0x0d, 0x0d, 6, byte(opGNUEntryValue), 1, byte(opReg0 + 5), byte(opPlusUconst), 1, byte(opStackValue)},
+		[]byte{byte(lleOffsetPair), 0x0d, 0x17, 1, byte(opReg0 + 1)},
+		[]byte{byte(lleOffsetPair), 0x17, 0x1e, 1, byte(opReg0 + 5)},
+		[]byte{byte(lleEndOfList)},
 	)
 }
 
 func TestLocListViews(t *testing.T) {
-	sec := &LocListSec{Name: ".debug_loclists", Data: dblList(), V5: true}
-	es, err := ReadLocList(sec, 6, 0, unit8)
+	sec := &locListSec{Name: ".debug_loclists", Data: dblList(), V5: true}
+	es, err := readLocList(sec, 6, 0, unit8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestLocListViews(t *testing.T) {
 		{0x57, 0, 2},
 		{0x5e, 0, -1},
 	} {
-		e := EntryAt(es, c.pc, c.view)
+		e := entryAtPC(es, c.pc, c.view)
 		got := -1
 		for i := range es {
 			if e == &es[i] {
@@ -65,7 +65,7 @@ func TestLocListViews(t *testing.T) {
 			}
 		}
 		if got != c.want {
-			t.Errorf("EntryAt(0x%x, view %d) = entry %d, want %d", c.pc, c.view, got, c.want)
+			t.Errorf("entryAtPC(0x%x, view %d) = entry %d, want %d", c.pc, c.view, got, c.want)
 		}
 	}
 }
@@ -73,27 +73,27 @@ func TestLocListViews(t *testing.T) {
 func TestLocListInlineViewPair(t *testing.T) {
 	// -gvariable-location-views=incompat5: DW_LLE_GNU_view_pair in the list.
 	data := cat(
-		[]byte{byte(LLEGNUViewPair), 1, 2},
-		[]byte{byte(LLEStartLength)}, u64le(0x2000), []byte{0, 1, byte(OpReg0 + 3)},
-		[]byte{byte(LLEStartEnd)}, u64le(0x2000), u64le(0x2010), []byte{1, byte(OpReg0 + 4)},
-		[]byte{byte(LLEDefaultLoc), 1, byte(OpReg0 + 7)},
+		[]byte{byte(lleGNUViewPair), 1, 2},
+		[]byte{byte(lleStartLength)}, u64le(0x2000), []byte{0, 1, byte(opReg0 + 3)},
+		[]byte{byte(lleStartEnd)}, u64le(0x2000), u64le(0x2010), []byte{1, byte(opReg0 + 4)},
+		[]byte{byte(lleDefaultLoc), 1, byte(opReg0 + 7)},
 		[]byte{0},
 	)
-	sec := &LocListSec{Name: ".debug_loclists", Data: data, V5: true}
-	es, err := ReadLocList(sec, 0, -1, unit8)
+	sec := &locListSec{Name: ".debug_loclists", Data: data, V5: true}
+	es, err := readLocList(sec, 0, -1, unit8)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(es) != 3 || !es[0].HasViews || es[1].HasViews || !es[2].Default {
 		t.Fatalf("entries %+v", es)
 	}
-	if e := EntryAt(es, 0x2000, 1); e != &es[0] {
+	if e := entryAtPC(es, 0x2000, 1); e != &es[0] {
 		t.Errorf("view 1: %+v", e)
 	}
-	if e := EntryAt(es, 0x2000, 2); e != &es[1] {
+	if e := entryAtPC(es, 0x2000, 2); e != &es[1] {
 		t.Errorf("view 2: %+v", e)
 	}
-	if e := EntryAt(es, 0x3000, 0); e != &es[2] {
+	if e := entryAtPC(es, 0x3000, 0); e != &es[2] {
 		t.Errorf("default: %+v", e)
 	}
 }
@@ -101,20 +101,20 @@ func TestLocListInlineViewPair(t *testing.T) {
 func TestLocListDWARF4(t *testing.T) {
 	data := cat(
 		[]byte{0x00, 0x01}, // one view pair (0,1) before the list
-		u64le(0x10), u64le(0x20), []byte{1, 0, byte(OpReg0)},
+		u64le(0x10), u64le(0x20), []byte{1, 0, byte(opReg0)},
 		u64le(^uint64(0)), u64le(0x5000), // base address selection
-		u64le(0x0), u64le(0x8), []byte{1, 0, byte(OpReg0 + 1)},
+		u64le(0x0), u64le(0x8), []byte{1, 0, byte(opReg0 + 1)},
 		u64le(0), u64le(0),
 	)
-	sec := &LocListSec{Name: ".debug_loc", Data: data}
-	_, err := ReadLocList(sec, 2, 0, unit8)
+	sec := &locListSec{Name: ".debug_loc", Data: data}
+	_, err := readLocList(sec, 2, 0, unit8)
 	// Two bounded entries but one view pair: the second pair is read from
 	// the list bytes themselves, which is gcc's layout only when counts
 	// match; here the reader must still not fail or overrun.
 	if err != nil {
 		t.Logf("error (allowed): %v", err)
 	}
-	es, err := ReadLocList(sec, 2, -1, unit8)
+	es, err := readLocList(sec, 2, -1, unit8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,8 @@ func TestLocListDWARF4(t *testing.T) {
 func TestLocListErrors(t *testing.T) {
 	full := dblList()
 	for n := 7; n < len(full)-1; n++ {
-		sec := &LocListSec{Name: ".debug_loclists", Data: full[:n], V5: true}
-		_, err := ReadLocList(sec, 6, 0, unit8)
+		sec := &locListSec{Name: ".debug_loclists", Data: full[:n], V5: true}
+		_, err := readLocList(sec, 6, 0, unit8)
 		var fe *FormatError
 		if !errors.As(err, &fe) {
 			t.Errorf("truncated to %d: error %v, want a FormatError", n, err)
@@ -137,11 +137,11 @@ func TestLocListErrors(t *testing.T) {
 			t.Errorf("truncated to %d: %v", n, err)
 		}
 	}
-	sec := &LocListSec{Name: ".debug_loclists", Data: []byte{0x42}, V5: true}
-	if _, err := ReadLocList(sec, 0, -1, unit8); err == nil {
+	sec := &locListSec{Name: ".debug_loclists", Data: []byte{0x42}, V5: true}
+	if _, err := readLocList(sec, 0, -1, unit8); err == nil {
 		t.Error("unknown entry kind accepted")
 	}
-	if _, err := ReadLocList(sec, 5, -1, unit8); err == nil {
+	if _, err := readLocList(sec, 5, -1, unit8); err == nil {
 		t.Error("offset past end accepted")
 	}
 }

@@ -1,9 +1,10 @@
-package inline
+package dwarfsite
 
 import (
 	"bufio"
 	"debug/elf"
 	"encoding/binary"
+	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -129,12 +130,12 @@ func TestFixtureRuntime(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			byAddr := make(map[uint64][]*Site)
+			byAddr := make(map[uint64][]*site.Site)
 			for i := range res.Sites {
 				s := &res.Sites[i]
 				byAddr[s.Addr] = append(byAddr[s.Addr], s)
 			}
-			hit, located, checked, kinds := runUnderPtrace(t, path, byAddr, func(pid int, regs *syscall.PtraceRegs, s *Site) (int, int, map[LocKind]int) {
+			hit, located, checked, kinds := runUnderPtrace(t, path, byAddr, func(pid int, regs *syscall.PtraceRegs, s *site.Site) (int, int, map[site.LocKind]int) {
 				return checkSite(t, pid, regs, s, expectFor(exp, s), cfa, f)
 			})
 			if hit != len(res.Sites) {
@@ -143,7 +144,7 @@ func TestFixtureRuntime(t *testing.T) {
 			if checked != located || located == 0 {
 				t.Errorf("%d located parameters, %d checked", located, checked)
 			}
-			for _, k := range []LocKind{LocReg, LocRegPair, LocRegOffset, LocMem, LocConst, LocAddr} {
+			for _, k := range []site.LocKind{site.LocReg, site.LocRegPair, site.LocRegOffset, site.LocMem, site.LocConst, site.LocAddr} {
 				if kinds[k] == 0 {
 					t.Errorf("no %v location checked", k)
 				}
@@ -153,10 +154,10 @@ func TestFixtureRuntime(t *testing.T) {
 	}
 }
 
-func runUnderPtrace(t *testing.T, path string, byAddr map[uint64][]*Site,
-	check func(pid int, regs *syscall.PtraceRegs, s *Site) (int, int, map[LocKind]int)) (hit, located, checked int, kinds map[LocKind]int) {
+func runUnderPtrace(t *testing.T, path string, byAddr map[uint64][]*site.Site,
+	check func(pid int, regs *syscall.PtraceRegs, s *site.Site) (int, int, map[site.LocKind]int)) (hit, located, checked int, kinds map[site.LocKind]int) {
 	t.Helper()
-	kinds = make(map[LocKind]int)
+	kinds = make(map[site.LocKind]int)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cmd := exec.Command(path)
@@ -230,11 +231,11 @@ func runUnderPtrace(t *testing.T, path string, byAddr map[uint64][]*Site,
 	return hit, located, checked, kinds
 }
 
-func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *Site, want map[string]expectation, cfa []cfaRow, f *elf.File) (located, checked int, kinds map[LocKind]int) {
-	kinds = make(map[LocKind]int)
+func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *site.Site, want map[string]expectation, cfa []cfaRow, f *elf.File) (located, checked int, kinds map[site.LocKind]int) {
+	kinds = make(map[site.LocKind]int)
 	for i, p := range s.Func.Params {
 		l := s.Params[i]
-		if l.Kind == LocUnavailable {
+		if l.Kind == site.LocUnavailable {
 			continue
 		}
 		located++
@@ -244,7 +245,7 @@ func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *Site, want ma
 			continue
 		}
 		regVal := func(n uint32) uint64 {
-			if n == FBReg {
+			if n == site.FBReg {
 				v, ok := cfaAt(cfa, s.Addr, regs)
 				if !ok {
 					t.Fatalf("0x%x: no CFA", s.Addr)
@@ -259,13 +260,13 @@ func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *Site, want ma
 		}
 		var lo, hi uint64
 		switch l.Kind {
-		case LocReg:
+		case site.LocReg:
 			lo = regVal(l.Reg)
-		case LocRegPair:
+		case site.LocRegPair:
 			lo, hi = regVal(l.Reg), regVal(l.Reg2)
-		case LocRegOffset:
+		case site.LocRegOffset:
 			lo = regVal(l.Reg) + uint64(l.Offset)
-		case LocMem:
+		case site.LocMem:
 			n := int(l.Size)
 			if n == 0 {
 				n = 8
@@ -276,7 +277,7 @@ func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *Site, want ma
 			} else {
 				lo = bytesValue(b, binary.LittleEndian)
 			}
-		case LocConst, LocAddr:
+		case site.LocConst, site.LocAddr:
 			lo = l.Value
 		}
 		wlo, whi := w.lo, w.hi
@@ -287,10 +288,10 @@ func checkSite(t *testing.T, pid int, regs *syscall.PtraceRegs, s *Site, want ma
 		size := l.Size
 		if w.pair {
 			if lo != wlo || hi != whi {
-				t.Errorf("0x%x %s(%s [%s]) = 0x%x:0x%x, want 0x%x:0x%x", s.Addr, s.Func.Name, p.Name, FormatLocation(&l, nil), lo, hi, wlo, whi)
+				t.Errorf("0x%x %s(%s [%s]) = 0x%x:0x%x, want 0x%x:0x%x", s.Addr, s.Func.Name, p.Name, site.FormatLocation(&l, nil), lo, hi, wlo, whi)
 			}
 		} else if truncate(lo, size) != truncate(wlo, size) {
-			t.Errorf("0x%x %s(%s [%s]) = 0x%x, want 0x%x", s.Addr, s.Func.Name, p.Name, FormatLocation(&l, nil), truncate(lo, size), truncate(wlo, size))
+			t.Errorf("0x%x %s(%s [%s]) = 0x%x, want 0x%x", s.Addr, s.Func.Name, p.Name, site.FormatLocation(&l, nil), truncate(lo, size), truncate(wlo, size))
 		}
 		checked++
 		kinds[l.Kind]++

@@ -1,16 +1,4 @@
-// Package inline owns the site model shared by every part of btfinline that
-// talks about inline sites, and the DWARF reader that finds them: every
-// DW_TAG_inlined_subroutine of a vmlinux or kernel module, the inlined
-// function behind it, the address a probe should use, and where each
-// parameter's value is at that address, classified into the LOC_PARAM
-// taxonomy of ../shared/spec/btf-inline.md section 3.1.
-//
-// The same Site values come out of DWARF (this package) and out of
-// .BTF.inline (package locsec), so "sites --dwarf" and "sites" print
-// through one formatter and their outputs can be diffed.
-package inline
-
-import "debug/dwarf"
+package site
 
 // LocKind classifies where a parameter's value is at a site.
 type LocKind uint8
@@ -34,7 +22,8 @@ const (
 )
 
 // FBReg is the register number that stands for the DWARF frame base
-// (DW_OP_fbreg); it equals btf.LocFBReg.
+// (DW_OP_fbreg): the CFA-relative frame base of the function containing
+// the site. (package locsec writes it as LOC_PARAM's btf.LocFBReg.)
 const FBReg = 0xffffffff
 
 // Location says where one parameter's value is at one site. Register
@@ -56,9 +45,9 @@ type Location struct {
 // Param is one formal parameter of an inlined function.
 type Param struct {
 	Name    string
-	Type    string       // C spelling, as bpftool's and pfunct's output shows it
-	TypeOff dwarf.Offset // DWARF type DIE (0 when the site came from BTF)
-	TypeID  uint32       // BTF type id (0 when the site came from DWARF)
+	Type    string // C spelling, as bpftool's and pfunct's output shows it
+	TypeOff uint64 // offset of the DWARF type entry (0 when the site came from BTF)
+	TypeID  uint32 // BTF type id (0 when the site came from DWARF)
 }
 
 // Func is an inlined function, shared by all of its sites.
@@ -68,7 +57,7 @@ type Func struct {
 	DeclLine int
 	Return   string
 	// RetTypeOff / RetTypeID locate the return type in DWARF or BTF.
-	RetTypeOff dwarf.Offset
+	RetTypeOff uint64
 	RetTypeID  uint32
 	// FuncID is the BTF FUNC id when the site came from BTF.
 	FuncID   uint32

@@ -1,13 +1,10 @@
-package inline
+package site
 
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
-	"sort"
 	"strconv"
-	"strings"
 )
 
 // RegName names DWARF register n; nil means "reg<n>" as bpftool prints.
@@ -69,7 +66,7 @@ func FormatLocation(l *Location, rn RegName) string {
 	return "unavailable"
 }
 
-// FormatOptions control FormatSiteOpts.
+// FormatOptions control WriteSites and WriteJSON.
 type FormatOptions struct {
 	RegName RegName
 	// Reasons appends " (why)" to unavailable parameters whose location
@@ -79,81 +76,103 @@ type FormatOptions struct {
 	// Nesting appends " [nested in an inlined OUTER (depth N)]" to a site
 	// inside another inline expansion (Outer set).
 	Nesting bool
+	// Marks, when set, gives what an inspector says of the i-th site:
+	// each line then ends with the marks, and each JSON object gains
+	// traceable, notrace and no_address.
+	Marks func(i int) Marks
+	// NoAddresses, when set, says why no site has an address (an object
+	// without symbols, whose Addr is a section offset): lines print "?"
+	// for it and JSON objects say so in no_address.
+	NoAddresses string
 }
 
-// FormatSite writes one line for s:
+// Marks are what an inspector adds to a site it read from BTF.
+type Marks struct {
+	NoAddr  string // why the site has no address ("" = it has one)
+	NoTrace string // why a kprobe cannot be placed at it ("" = it can)
+}
+
+// appendSite appends the line of one site:
 //
 //	0xffffffff81858f3d tcp_disconnect+0x17d .text tcp_snd_cwnd_set(struct tcp_sock * tp [reg3], u32 val [const 0xa])
-func FormatSite(w io.Writer, s *Site, regName func(uint32) string) error {
-	return FormatSiteOpts(w, s, FormatOptions{RegName: regName})
-}
-
-// FormatSiteOpts is FormatSite with options.
-func FormatSiteOpts(w io.Writer, s *Site, o FormatOptions) error {
-	var b strings.Builder
-	b.WriteString("0x")
-	b.WriteString(strconv.FormatUint(s.Addr, 16))
-	b.WriteByte(' ')
+func appendSite(b []byte, s *Site, o *FormatOptions, m Marks) []byte {
+	if m.NoAddr != "" || o.NoAddresses != "" {
+		b = append(b, '?')
+	} else {
+		b = append(b, "0x"...)
+		b = strconv.AppendUint(b, s.Addr, 16)
+	}
+	b = append(b, ' ')
 	if s.Caller != "" {
-		b.WriteString(s.Caller)
-		b.WriteString("+0x")
-		b.WriteString(strconv.FormatUint(s.CallerOff, 16))
+		b = append(b, s.Caller...)
+		b = append(b, "+0x"...)
+		b = strconv.AppendUint(b, s.CallerOff, 16)
 	} else {
-		b.WriteString("?")
+		b = append(b, '?')
 	}
-	b.WriteByte(' ')
+	b = append(b, ' ')
 	if s.Section != "" {
-		b.WriteString(s.Section)
+		b = append(b, s.Section...)
 	} else {
-		b.WriteString("?")
+		b = append(b, '?')
 	}
-	b.WriteByte(' ')
-	b.WriteString(s.Func.Name)
-	b.WriteByte('(')
+	b = append(b, ' ')
+	b = append(b, s.Func.Name...)
+	b = append(b, '(')
 	for i, p := range s.Func.Params {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(p.Type)
-		b.WriteByte(' ')
-		b.WriteString(p.Name)
-		b.WriteString(" [")
+		b = append(b, p.Type...)
+		b = append(b, ' ')
+		b = append(b, p.Name...)
+		b = append(b, " ["...)
 		var l Location
 		if i < len(s.Params) {
 			l = s.Params[i]
 		}
-		b.WriteString(FormatLocation(&l, o.RegName))
+		b = append(b, FormatLocation(&l, o.RegName)...)
 		if o.Reasons && l.Kind == LocUnavailable && l.Reason != "" {
-			b.WriteString(" (" + l.Reason + ")")
+			b = append(b, " ("+l.Reason+")"...)
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	}
 	if s.Func.Variadic {
 		if len(s.Func.Params) > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString("...")
+		b = append(b, "..."...)
 	} else if len(s.Func.Params) == 0 {
-		b.WriteString("void")
+		b = append(b, "void"...)
 	}
-	b.WriteString(")")
+	b = append(b, ')')
 	if o.Nesting && s.Outer != "" {
-		b.WriteString(" [nested in an inlined ")
-		b.WriteString(s.Outer)
-		b.WriteString(" (depth ")
-		b.WriteString(strconv.Itoa(s.Depth))
-		b.WriteString(")]")
+		b = append(b, " [nested in an inlined "...)
+		b = append(b, s.Outer...)
+		b = append(b, " (depth "...)
+		b = strconv.AppendInt(b, int64(s.Depth), 10)
+		b = append(b, ")]"...)
 	}
-	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	if m.NoAddr != "" {
+		b = append(b, " ["+m.NoAddr+"]"...)
+	}
+	if m.NoTrace != "" {
+		b = append(b, " [notrace: "+m.NoTrace+"]"...)
+	}
+	return append(b, '\n')
 }
 
-// WriteSites writes one FormatSite line per site, buffered.
+// WriteSites writes one line per site, with its marks.
 func WriteSites(w io.Writer, sites []Site, o FormatOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
 	for i := range sites {
-		if err := FormatSiteOpts(bw, &sites[i], o); err != nil {
+		var m Marks
+		if o.Marks != nil {
+			m = o.Marks(i)
+		}
+		b = appendSite(b[:0], &sites[i], &o, m)
+		if _, err := bw.Write(b); err != nil {
 			return err
 		}
 	}
@@ -202,13 +221,16 @@ type jsonSite struct {
 	Variadic   bool        `json:"variadic,omitempty"`
 	Params     []jsonParam `json:"params"`
 	Ranges     [][2]uint64 `json:"ranges,omitempty"`
+	// With marks.
+	Traceable *bool  `json:"traceable,omitempty"`
+	NoTrace   string `json:"notrace,omitempty"`
+	NoAddr    string `json:"no_address,omitempty"`
 }
 
 // WriteJSON writes sites as a JSON array, one object per site.
-func WriteJSON(w io.Writer, sites []Site, regName func(uint32) string) error {
+func WriteJSON(w io.Writer, sites []Site, o FormatOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("[")
-	enc := json.NewEncoder(bw)
 	for i := range sites {
 		s := &sites[i]
 		if i > 0 {
@@ -226,7 +248,7 @@ func WriteJSON(w io.Writer, sites []Site, regName func(uint32) string) error {
 			if j < len(s.Params) {
 				l = s.Params[j]
 			}
-			jp := jsonParam{Name: p.Name, Type: p.Type, Location: FormatLocation(&l, regName),
+			jp := jsonParam{Name: p.Name, Type: p.Type, Location: FormatLocation(&l, o.RegName),
 				Kind: l.Kind.String(), Size: l.Size, Signed: l.Signed, Section: l.Section, Reason: l.Reason}
 			switch l.Kind {
 			case LocReg:
@@ -240,70 +262,24 @@ func WriteJSON(w io.Writer, sites []Site, regName func(uint32) string) error {
 			}
 			js.Params = append(js.Params, jp)
 		}
-		bw.WriteString("\n")
-		if err := enc.Encode(&js); err != nil {
+		if o.Marks != nil {
+			m := o.Marks(i)
+			tr := m.NoAddr == "" && m.NoTrace == "" && o.NoAddresses == ""
+			js.Traceable, js.NoTrace, js.NoAddr = &tr, m.NoTrace, m.NoAddr
+			if js.NoAddr == "" {
+				js.NoAddr = o.NoAddresses
+			}
+		}
+		b, err := json.Marshal(&js)
+		if err != nil {
 			return err
 		}
+		bw.WriteString("\n")
+		bw.Write(b)
+	}
+	if len(sites) > 0 {
+		bw.WriteString("\n")
 	}
 	bw.WriteString("]\n")
-	return bw.Flush()
-}
-
-// WriteStats prints the --stats summary.
-func WriteStats(w io.Writer, st *Stats) error {
-	bw := bufio.NewWriter(w)
-	pct := func(n, of int) string {
-		if of == 0 {
-			return ""
-		}
-		return fmt.Sprintf(" (%.1f%%)", 100*float64(n)/float64(of))
-	}
-	withParams := st.Sites - st.NoParams
-	fmt.Fprintf(bw, "inlined subroutine entries:        %d\n", st.Entries)
-	fmt.Fprintf(bw, "  without an address:              %d\n", st.NoAddress)
-	if st.Filtered > 0 {
-		fmt.Fprintf(bw, "  filtered out:                    %d\n", st.Filtered)
-	}
-	fmt.Fprintf(bw, "formal parameter entries:          %d\n", st.ParamEntries)
-	fmt.Fprintf(bw, "sites:                             %d\n", st.Sites)
-	fmt.Fprintf(bw, "functions inlined:                 %d\n", st.Functions)
-	fmt.Fprintf(bw, "parameters:                        %d\n", st.Params)
-	fmt.Fprintf(bw, "  located:                         %d%s\n", st.Located, pct(st.Located, st.Params))
-	fmt.Fprintf(bw, "  no location at the site:         %d%s\n", st.Missing, pct(st.Missing, st.Params))
-	fmt.Fprintf(bw, "  unrepresentable:                 %d%s\n", st.Unrepresentable, pct(st.Unrepresentable, st.Params))
-	fmt.Fprintf(bw, "  located through a location view: %d\n", st.ViewOnly)
-	fmt.Fprintf(bw, "sites with all parameters located: %d%s\n", st.AllLocated, pct(st.AllLocated, withParams))
-	fmt.Fprintf(bw, "sites with some located:           %d%s\n", st.SomeLocated, pct(st.SomeLocated, withParams))
-	fmt.Fprintf(bw, "sites with none located:           %d%s\n", st.NoneLocated, pct(st.NoneLocated, withParams))
-	fmt.Fprintf(bw, "sites without parameters:          %d\n", st.NoParams)
-	if len(st.Reasons) > 0 {
-		fmt.Fprintf(bw, "unrepresentable locations by reason:\n")
-		type rc struct {
-			r string
-			n int
-		}
-		var rs []rc
-		for r, n := range st.Reasons {
-			rs = append(rs, rc{r, n})
-		}
-		sort.Slice(rs, func(i, j int) bool {
-			if rs[i].n != rs[j].n {
-				return rs[i].n > rs[j].n
-			}
-			return rs[i].r < rs[j].r
-		})
-		for _, x := range rs {
-			fmt.Fprintf(bw, "  %-40s %d\n", x.r+":", x.n)
-		}
-	}
-	if st.Warnings > 0 {
-		fmt.Fprintf(bw, "warnings (entries skipped):        %d\n", st.Warnings)
-	}
-	if st.Resumed > 0 {
-		fmt.Fprintf(bw, "  undecodable entries passed over: %d (each with the rest of the subtree it ends)\n", st.Resumed)
-	}
-	if st.LostSites > 0 {
-		fmt.Fprintf(bw, "  inline sites dropped unfinished: %d\n", st.LostSites)
-	}
 	return bw.Flush()
 }

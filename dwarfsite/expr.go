@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"encoding/binary"
@@ -12,31 +12,31 @@ import (
 // byte cursor, so errors.As finds the cursor's errors under this name.
 type FormatError = dwarfbuf.Error
 
-// Instr is one decoded DWARF expression operation. A and B hold the
+// instr is one decoded DWARF expression operation. A and B hold the
 // operands in the order the opcode defines them (signed operands are
 // stored as two's complement); Block holds the inline block of
 // DW_OP_implicit_value, DW_OP_entry_value and DW_OP_const_type.
-type Instr struct {
-	Op    Op
-	Off   int // offset of the opcode within the expression
-	A, B  uint64
-	Block []byte
+type instr struct {
+	opcode opcode
+	Off    int // offset of the opcode within the expression
+	A, B   uint64
+	Block  []byte
 	// Wide: a LEB128 constant or offset operand did not fit in 64 bits;
 	// A or B holds its low 64 bits.
 	Wide bool
 }
 
-// ExprFormat is what decoding an expression needs to know about its unit.
-type ExprFormat struct {
+// exprFormat is what decoding an expression needs to know about its unit.
+type exprFormat struct {
 	AddrSize int              // 4 or 8
 	RefSize  int              // offset size: 4 (32-bit DWARF) or 8
 	Order    binary.ByteOrder // byte order of the object
 }
 
-// DecodeExpr decodes a DWARF expression. sec and base name where expr
+// decodeExpr decodes a DWARF expression. sec and base name where expr
 // sits (e.g. ".debug_loclists", its section offset) for error messages.
 // The result holds at most len(expr) instructions.
-func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, error) {
+func decodeExpr(expr []byte, f exprFormat, sec string, base int64) ([]instr, error) {
 	if f.AddrSize != 4 && f.AddrSize != 8 {
 		return nil, &FormatError{Section: sec, Offset: base, Msg: fmt.Sprintf("unsupported address size %d", f.AddrSize)}
 	}
@@ -45,66 +45,66 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 	if refSize != 8 {
 		refSize = 4
 	}
-	var out []Instr
+	var out []instr
 	for c.Left() > 0 {
-		in := Instr{Off: c.Off(), Op: Op(c.U8())}
-		switch op := in.Op; {
-		case op >= OpLit0 && op <= OpLit31, op >= OpReg0 && op <= OpReg31:
-		case op >= OpBreg0 && op <= OpBreg31:
+		in := instr{Off: c.Off(), opcode: opcode(c.U8())}
+		switch op := in.opcode; {
+		case op >= opLit0 && op <= opLit31, op >= opReg0 && op <= opReg31:
+		case op >= opBreg0 && op <= opBreg31:
 			in.A = sleb(&c, &in)
 		default:
 			switch op {
-			case OpAddr:
+			case opAddr:
 				in.A = c.Sized(f.AddrSize)
-			case OpConst1u, OpPick, OpDerefSize, OpXderefSize:
+			case opConst1u, opPick, opDerefSize, opXderefSize:
 				in.A = uint64(c.U8())
-			case OpConst1s:
+			case opConst1s:
 				in.A = uint64(int64(int8(c.U8())))
-			case OpConst2u, OpCall2:
+			case opConst2u, opCall2:
 				in.A = uint64(c.U16())
-			case OpConst2s, OpBra, OpSkip:
+			case opConst2s, opBra, opSkip:
 				in.A = uint64(int64(int16(c.U16())))
-			case OpConst4u, OpCall4, OpGNUParameterRef:
+			case opConst4u, opCall4, opGNUParameterRef:
 				in.A = uint64(c.U32())
-			case OpConst4s:
+			case opConst4s:
 				in.A = uint64(int64(int32(c.U32())))
-			case OpConst8u, OpConst8s:
+			case opConst8u, opConst8s:
 				in.A = c.U64()
-			case OpConstu, OpPlusUconst:
+			case opConstu, opPlusUconst:
 				// Constants and offsets are read at any width (gcc writes
 				// 65-bit ones); the evaluator decides what the low 64 bits
 				// are worth. Register numbers and indexes stay strict.
 				var exact bool
 				in.A, exact = c.UlebWide()
 				in.Wide = !exact
-			case OpRegx, OpPiece, OpAddrx, OpConstx,
-				OpConvert, OpReinterpret, OpGNUConvert, OpGNUReinterpret,
-				OpGNUAddrIndex, OpGNUConstIndex:
+			case opRegx, opPiece, opAddrx, opConstx,
+				opConvert, opReinterpret, opGNUConvert, opGNUReinterpret,
+				opGNUAddrIndex, opGNUConstIndex:
 				in.A = c.Uleb()
-			case OpConsts, OpFbreg:
+			case opConsts, opFbreg:
 				in.A = sleb(&c, &in)
-			case OpBregx:
+			case opBregx:
 				in.A = c.Uleb()
 				in.B = sleb(&c, &in)
-			case OpBitPiece, OpRegvalType, OpGNURegvalType:
+			case opBitPiece, opRegvalType, opGNURegvalType:
 				in.A = c.Uleb()
 				in.B = c.Uleb()
-			case OpImplicitValue, OpEntryValue, OpGNUEntryValue:
+			case opImplicitValue, opEntryValue, opGNUEntryValue:
 				n := c.Uleb()
 				in.Block = c.Bytes(n)
-			case OpConstType, OpGNUConstType:
+			case opConstType, opGNUConstType:
 				in.A = c.Uleb()
 				n := c.U8()
 				in.Block = c.Bytes(uint64(n))
-			case OpDerefType, OpXderefType, OpGNUDerefType:
+			case opDerefType, opXderefType, opGNUDerefType:
 				in.A = uint64(c.U8())
 				in.B = c.Uleb()
-			case OpCallRef, OpGNUVariableValue:
+			case opCallRef, opGNUVariableValue:
 				in.A = c.Sized(refSize)
-			case OpImplicitPointer, OpGNUImplicitPointer:
+			case opImplicitPointer, opGNUImplicitPointer:
 				in.A = c.Sized(refSize)
 				in.B = uint64(c.Sleb())
-			case OpGNUEncodedAddr:
+			case opGNUEncodedAddr:
 				// The operand is a pointer-encoded value (DW_EH_PE_*);
 				// only the absolute encodings are decodable here.
 				enc := c.U8()
@@ -121,11 +121,11 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 					c.Failf("DW_OP_GNU_encoded_addr: unsupported encoding 0x%x", enc)
 				}
 				in.B = uint64(enc)
-			case OpDeref, OpDup, OpDrop, OpOver, OpSwap, OpRot, OpXderef, OpAbs, OpAnd,
-				OpDiv, OpMinus, OpMod, OpMul, OpNeg, OpNot, OpOr, OpPlus, OpShl, OpShr,
-				OpShra, OpXor, OpEq, OpGe, OpGt, OpLe, OpLt, OpNe, OpNop,
-				OpPushObjectAddress, OpFormTLSAddress, OpCallFrameCFA, OpStackValue,
-				OpGNUPushTLSAddress, OpGNUUninit:
+			case opDeref, opDup, opDrop, opOver, opSwap, opRot, opXderef, opAbs, opAnd,
+				opDiv, opMinus, opMod, opMul, opNeg, opNot, opOr, opPlus, opShl, opShr,
+				opShra, opXor, opEq, opGe, opGt, opLe, opLt, opNe, opNop,
+				opPushObjectAddress, opFormTLSAddress, opCallFrameCFA, opStackValue,
+				opGNUPushTLSAddress, opGNUUninit:
 			default:
 				c.FailAt(c.Pos()-1, "unknown opcode "+op.String())
 			}
@@ -139,7 +139,7 @@ func DecodeExpr(expr []byte, f ExprFormat, sec string, base int64) ([]Instr, err
 
 // sleb reads a signed LEB128 operand of any width, noting in in.Wide when
 // only its low 64 bits are kept.
-func sleb(c *dwarfbuf.Buf, in *Instr) uint64 {
+func sleb(c *dwarfbuf.Buf, in *instr) uint64 {
 	v, exact := c.SlebWide()
 	if !exact {
 		in.Wide = true

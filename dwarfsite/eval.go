@@ -1,5 +1,6 @@
-package inline
+package dwarfsite
 
+import "github.com/btfinline/btfinline/site"
 import "encoding/binary"
 
 // Reasons a location cannot be expressed as a LOC_PARAM. They are stable
@@ -50,7 +51,7 @@ type sval struct {
 
 // evalEnv is what classifying an expression needs besides the bytes.
 type evalEnv struct {
-	f       ExprFormat
+	f       exprFormat
 	atEntry bool  // the site is at the first instruction of its caller
 	size    uint8 // byte size of the parameter's type, 0 if unknown
 	// addrx resolves a .debug_addr index (DW_OP_addrx, DW_OP_constx).
@@ -58,27 +59,27 @@ type evalEnv struct {
 }
 
 type piece struct {
-	loc  Location
+	loc  site.Location
 	size uint64
 	ok   bool // loc is set (false: this part is optimized out)
 }
 
 // classify turns a decoded expression into a Location at the site.
-func classify(ins []Instr, env *evalEnv) Location {
+func classify(ins []instr, env *evalEnv) site.Location {
 	var pieces []piece
 	st := exprState{}
 	for i := range ins {
 		in := &ins[i]
-		if in.Op == OpPiece {
+		if in.opcode == opPiece {
 			l, ok := st.finish(env)
-			if ok && l.Kind == LocUnavailable {
+			if ok && l.Kind == site.LocUnavailable {
 				return l
 			}
 			pieces = append(pieces, piece{loc: l, size: in.A, ok: ok})
 			st = exprState{}
 			continue
 		}
-		if in.Op == OpBitPiece {
+		if in.opcode == opBitPiece {
 			return unavailable(ReasonBitPiece)
 		}
 		if r := st.step(in, env); r != "" {
@@ -88,9 +89,9 @@ func classify(ins []Instr, env *evalEnv) Location {
 	if len(pieces) == 0 {
 		l, ok := st.finish(env)
 		if !ok {
-			return Location{} // empty expression: optimized out
+			return site.Location{} // empty expression: optimized out
 		}
-		if l.Kind != LocUnavailable && l.Size == 0 {
+		if l.Kind != site.LocUnavailable && l.Size == 0 {
 			l.Size = env.size
 		}
 		return l
@@ -101,11 +102,11 @@ func classify(ins []Instr, env *evalEnv) Location {
 	return combinePieces(pieces, env)
 }
 
-func unavailable(reason string) Location {
-	return Location{Kind: LocUnavailable, Reason: reason}
+func unavailable(reason string) site.Location {
+	return site.Location{Kind: site.LocUnavailable, Reason: reason}
 }
 
-func combinePieces(ps []piece, env *evalEnv) Location {
+func combinePieces(ps []piece, env *evalEnv) site.Location {
 	var total uint64
 	for _, p := range ps {
 		total += p.size
@@ -117,7 +118,7 @@ func combinePieces(ps []piece, env *evalEnv) Location {
 	}
 	if len(ps) == 1 {
 		l := ps[0].loc
-		if l.Kind == LocMem || l.Kind == LocConst || l.Kind == LocAddr || total > 8 {
+		if l.Kind == site.LocMem || l.Kind == site.LocConst || l.Kind == site.LocAddr || total > 8 {
 			// A lone piece of memory or a constant narrower than the
 			// object is still the whole value when it covers it.
 			if total > 16 {
@@ -131,13 +132,13 @@ func combinePieces(ps []piece, env *evalEnv) Location {
 		return unavailable(ReasonPieceMany)
 	}
 	a, b := ps[0].loc, ps[1].loc
-	if a.Kind == LocReg && b.Kind == LocReg {
+	if a.Kind == site.LocReg && b.Kind == site.LocReg {
 		if total > 16 {
 			return unavailable(ReasonTooLarge)
 		}
-		return Location{Kind: LocRegPair, Reg: a.Reg, Reg2: b.Reg, Size: uint8(total)}
+		return site.Location{Kind: site.LocRegPair, Reg: a.Reg, Reg2: b.Reg, Size: uint8(total)}
 	}
-	if a.Kind == LocMem || b.Kind == LocMem {
+	if a.Kind == site.LocMem || b.Kind == site.LocMem {
 		return unavailable(ReasonPieceMemory)
 	}
 	return unavailable(ReasonPieceConst)
@@ -147,7 +148,7 @@ type exprState struct {
 	stack    []sval
 	reg      bool // a register location (DW_OP_reg*)
 	regNum   uint32
-	implicit *Location
+	implicit *site.Location
 	value    bool // DW_OP_stack_value seen
 }
 
@@ -168,48 +169,48 @@ func (s *exprState) pop() (sval, bool) {
 
 // step applies one operation; it returns a reason when the expression
 // cannot be represented.
-func (s *exprState) step(in *Instr, env *evalEnv) string {
+func (s *exprState) step(in *instr, env *evalEnv) string {
 	if s.reg || s.implicit != nil || s.value {
 		// Only DW_OP_piece may follow a register location, an implicit
 		// value or DW_OP_stack_value.
-		if in.Op == OpNop || in.Op == OpGNUUninit {
+		if in.opcode == opNop || in.opcode == opGNUUninit {
 			return ""
 		}
 		return ReasonMalformed
 	}
-	op := in.Op
+	op := in.opcode
 	switch {
-	case op >= OpLit0 && op <= OpLit31:
-		s.push(sval{kind: svConst, val: uint64(op - OpLit0)})
+	case op >= opLit0 && op <= opLit31:
+		s.push(sval{kind: svConst, val: uint64(op - opLit0)})
 		return ""
-	case op >= OpReg0 && op <= OpReg31:
-		return s.setReg(uint32(op-OpReg0), env)
-	case op >= OpBreg0 && op <= OpBreg31:
-		s.push(sval{kind: svReg, reg: uint32(op - OpBreg0), off: int64(in.A)})
+	case op >= opReg0 && op <= opReg31:
+		return s.setReg(uint32(op-opReg0), env)
+	case op >= opBreg0 && op <= opBreg31:
+		s.push(sval{kind: svReg, reg: uint32(op - opBreg0), off: int64(in.A)})
 		return ""
 	}
 	switch op {
-	case OpRegx:
+	case opRegx:
 		if in.A > 0xfffffffe {
 			return ReasonMalformed
 		}
 		return s.setReg(uint32(in.A), env)
-	case OpBregx:
+	case opBregx:
 		if in.A > 0xfffffffe {
 			return ReasonMalformed
 		}
 		s.push(sval{kind: svReg, reg: uint32(in.A), off: int64(in.B)})
-	case OpRegvalType, OpGNURegvalType:
+	case opRegvalType, opGNURegvalType:
 		if in.A > 0xfffffffe {
 			return ReasonMalformed
 		}
 		s.push(sval{kind: svReg, reg: uint32(in.A)})
-	case OpFbreg:
-		s.push(sval{kind: svReg, reg: FBReg, off: int64(in.A)})
-	case OpAddr, OpGNUEncodedAddr:
+	case opFbreg:
+		s.push(sval{kind: svReg, reg: site.FBReg, off: int64(in.A)})
+	case opAddr, opGNUEncodedAddr:
 		s.push(sval{kind: svAddr, val: in.A})
-	case OpConst1u, OpConst1s, OpConst2u, OpConst2s, OpConst4u, OpConst4s,
-		OpConst8u, OpConst8s, OpConstu, OpConsts:
+	case opConst1u, opConst1s, opConst2u, opConst2s, opConst4u, opConst4s,
+		opConst8u, opConst8s, opConstu, opConsts:
 		// A constant wider than 64 bits is its low 64 bits in a type of
 		// at most 8 bytes (what the type can hold); a wider type would
 		// need the rest.
@@ -217,7 +218,7 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonLargeConst
 		}
 		s.push(sval{kind: svConst, val: in.A})
-	case OpAddrx, OpConstx, OpGNUAddrIndex, OpGNUConstIndex:
+	case opAddrx, opConstx, opGNUAddrIndex, opGNUConstIndex:
 		if env.addrx == nil {
 			return ReasonUnresolvedIndex
 		}
@@ -226,30 +227,30 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonUnresolvedIndex
 		}
 		k := svAddr
-		if op == OpConstx || op == OpGNUConstIndex {
+		if op == opConstx || op == opGNUConstIndex {
 			k = svConst
 		}
 		s.push(sval{kind: k, val: v})
-	case OpConstType, OpGNUConstType:
+	case opConstType, opGNUConstType:
 		if len(in.Block) > 8 {
 			return ReasonLargeConst
 		}
 		s.push(sval{kind: svConst, val: bytesValue(in.Block, env.f.Order)})
-	case OpStackValue:
+	case opStackValue:
 		if len(s.stack) == 0 {
 			return ReasonMalformed
 		}
 		s.value = true
-	case OpImplicitValue:
+	case opImplicitValue:
 		if len(s.stack) != 0 {
 			return ReasonMalformed
 		}
 		if len(in.Block) > 8 {
 			return ReasonLargeConst
 		}
-		s.implicit = &Location{Kind: LocConst, Value: bytesValue(in.Block, env.f.Order), Size: uint8(len(in.Block))}
-	case OpEntryValue, OpGNUEntryValue:
-		inner, err := DecodeExpr(in.Block, env.f, "", 0)
+		s.implicit = &site.Location{Kind: site.LocConst, Value: bytesValue(in.Block, env.f.Order), Size: uint8(len(in.Block))}
+	case opEntryValue, opGNUEntryValue:
+		inner, err := decodeExpr(in.Block, env.f, "", 0)
 		if err != nil || len(inner) != 1 {
 			if err != nil {
 				return ReasonMalformed
@@ -257,10 +258,10 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonEntryValueExpr
 		}
 		var reg uint32
-		switch iop := inner[0].Op; {
-		case iop >= OpReg0 && iop <= OpReg31:
-			reg = uint32(iop - OpReg0)
-		case iop == OpRegx && inner[0].A <= 0xfffffffe:
+		switch iop := inner[0].opcode; {
+		case iop >= opReg0 && iop <= opReg31:
+			reg = uint32(iop - opReg0)
+		case iop == opRegx && inner[0].A <= 0xfffffffe:
 			reg = uint32(inner[0].A)
 		default:
 			return ReasonEntryValueExpr
@@ -272,9 +273,9 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonEntryValue
 		}
 		s.push(sval{kind: svReg, reg: reg})
-	case OpDeref, OpDerefSize, OpDerefType, OpGNUDerefType:
+	case opDeref, opDerefSize, opDerefType, opGNUDerefType:
 		size := uint8(env.f.AddrSize)
-		if op != OpDeref {
+		if op != opDeref {
 			size = uint8(in.A)
 		}
 		v, ok := s.pop()
@@ -289,7 +290,7 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 		default:
 			return ReasonAbsMemory
 		}
-	case OpPlusUconst:
+	case opPlusUconst:
 		v, ok := s.pop()
 		if !ok {
 			return ReasonMalformed
@@ -299,7 +300,7 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonArithmetic
 		}
 		s.push(*r)
-	case OpPlus:
+	case opPlus:
 		b, ok1 := s.pop()
 		a, ok2 := s.pop()
 		if !ok1 || !ok2 {
@@ -316,7 +317,7 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonArithmetic
 		}
 		s.push(*r)
-	case OpMinus:
+	case opMinus:
 		b, ok1 := s.pop()
 		a, ok2 := s.pop()
 		if !ok1 || !ok2 {
@@ -330,7 +331,7 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonArithmetic
 		}
 		s.push(*r)
-	case OpNeg, OpNot, OpAbs:
+	case opNeg, opNot, opAbs:
 		v, ok := s.pop()
 		if !ok {
 			return ReasonMalformed
@@ -339,18 +340,18 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonArithmetic
 		}
 		switch op {
-		case OpNeg:
+		case opNeg:
 			v.val = -v.val
-		case OpNot:
+		case opNot:
 			v.val = ^v.val
-		case OpAbs:
+		case opAbs:
 			if int64(v.val) < 0 {
 				v.val = -v.val
 			}
 		}
 		s.push(v)
-	case OpAnd, OpOr, OpXor, OpMul, OpDiv, OpMod, OpShl, OpShr, OpShra,
-		OpEq, OpGe, OpGt, OpLe, OpLt, OpNe:
+	case opAnd, opOr, opXor, opMul, opDiv, opMod, opShl, opShr, opShra,
+		opEq, opGe, opGt, opLe, opLt, opNe:
 		b, ok1 := s.pop()
 		a, ok2 := s.pop()
 		if !ok1 || !ok2 {
@@ -364,56 +365,56 @@ func (s *exprState) step(in *Instr, env *evalEnv) string {
 			return ReasonArithmetic
 		}
 		s.push(sval{kind: svConst, val: v})
-	case OpDup:
+	case opDup:
 		if len(s.stack) == 0 {
 			return ReasonMalformed
 		}
 		s.push(s.stack[len(s.stack)-1])
-	case OpDrop:
+	case opDrop:
 		if _, ok := s.pop(); !ok {
 			return ReasonMalformed
 		}
-	case OpOver, OpPick:
+	case opOver, opPick:
 		n := uint64(1)
-		if op == OpPick {
+		if op == opPick {
 			n = in.A
 		}
 		if n >= uint64(len(s.stack)) {
 			return ReasonMalformed
 		}
 		s.push(s.stack[len(s.stack)-1-int(n)])
-	case OpSwap:
+	case opSwap:
 		if len(s.stack) < 2 {
 			return ReasonMalformed
 		}
 		n := len(s.stack)
 		s.stack[n-1], s.stack[n-2] = s.stack[n-2], s.stack[n-1]
-	case OpRot:
+	case opRot:
 		if len(s.stack) < 3 {
 			return ReasonMalformed
 		}
 		n := len(s.stack)
 		s.stack[n-1], s.stack[n-2], s.stack[n-3] = s.stack[n-2], s.stack[n-3], s.stack[n-1]
-	case OpNop, OpGNUUninit:
-	case OpSkip, OpBra:
+	case opNop, opGNUUninit:
+	case opSkip, opBra:
 		return ReasonControlFlow
-	case OpCall2, OpCall4, OpCallRef:
+	case opCall2, opCall4, opCallRef:
 		return ReasonCall
-	case OpFormTLSAddress, OpGNUPushTLSAddress:
+	case opFormTLSAddress, opGNUPushTLSAddress:
 		return ReasonTLS
-	case OpCallFrameCFA:
+	case opCallFrameCFA:
 		return ReasonCFA
-	case OpConvert, OpReinterpret, OpGNUConvert, OpGNUReinterpret:
+	case opConvert, opReinterpret, opGNUConvert, opGNUReinterpret:
 		return ReasonTyped
-	case OpImplicitPointer, OpGNUImplicitPointer:
+	case opImplicitPointer, opGNUImplicitPointer:
 		return ReasonImplicitPointer
-	case OpGNUParameterRef:
+	case opGNUParameterRef:
 		return ReasonParameterRef
-	case OpGNUVariableValue:
+	case opGNUVariableValue:
 		return ReasonVariableValue
-	case OpPushObjectAddress:
+	case opPushObjectAddress:
 		return ReasonObjectAddress
-	case OpXderef, OpXderefSize, OpXderefType:
+	case opXderef, opXderefSize, opXderefType:
 		return ReasonAbsMemory
 	default:
 		return ReasonMalformed
@@ -431,36 +432,36 @@ func (s *exprState) setReg(r uint32, env *evalEnv) string {
 
 // finish turns the state into a Location; ok is false for an empty
 // description (the object, or this piece of it, is optimized out).
-func (s *exprState) finish(env *evalEnv) (Location, bool) {
+func (s *exprState) finish(env *evalEnv) (site.Location, bool) {
 	switch {
 	case s.reg:
-		return Location{Kind: LocReg, Reg: s.regNum}, true
+		return site.Location{Kind: site.LocReg, Reg: s.regNum}, true
 	case s.implicit != nil:
 		return *s.implicit, true
 	case len(s.stack) == 0:
-		return Location{}, false
+		return site.Location{}, false
 	}
 	top := s.stack[len(s.stack)-1]
 	if s.value {
 		switch top.kind {
 		case svConst:
-			return Location{Kind: LocConst, Value: top.val}, true
+			return site.Location{Kind: site.LocConst, Value: top.val}, true
 		case svAddr:
-			return Location{Kind: LocAddr, Value: top.val}, true
+			return site.Location{Kind: site.LocAddr, Value: top.val}, true
 		case svReg:
-			if top.off == 0 && top.reg != FBReg {
-				return Location{Kind: LocReg, Reg: top.reg}, true
+			if top.off == 0 && top.reg != site.FBReg {
+				return site.Location{Kind: site.LocReg, Reg: top.reg}, true
 			}
-			return Location{Kind: LocRegOffset, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
+			return site.Location{Kind: site.LocRegOffset, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
 		case svMem:
-			return Location{Kind: LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0, Size: top.size}, true
+			return site.Location{Kind: site.LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0, Size: top.size}, true
 		}
 	}
 	// A memory location description: the top of the stack is the
 	// address of the object.
 	switch top.kind {
 	case svReg:
-		return Location{Kind: LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
+		return site.Location{Kind: site.LocMem, Reg: top.reg, Offset: top.off, Signed: top.off < 0}, true
 	case svMem:
 		return unavailable(ReasonDoubleDeref), true
 	default:
@@ -480,7 +481,7 @@ func addConst(v sval, c uint64) *sval {
 	return &v
 }
 
-func foldBinary(op Op, a, b uint64) (uint64, bool) {
+func foldBinary(op opcode, a, b uint64) (uint64, bool) {
 	bool2 := func(x bool) uint64 {
 		if x {
 			return 1
@@ -488,50 +489,50 @@ func foldBinary(op Op, a, b uint64) (uint64, bool) {
 		return 0
 	}
 	switch op {
-	case OpAnd:
+	case opAnd:
 		return a & b, true
-	case OpOr:
+	case opOr:
 		return a | b, true
-	case OpXor:
+	case opXor:
 		return a ^ b, true
-	case OpMul:
+	case opMul:
 		return a * b, true
-	case OpDiv:
+	case opDiv:
 		if b == 0 || (int64(a) == -1<<63 && int64(b) == -1) {
 			return 0, false
 		}
 		return uint64(int64(a) / int64(b)), true
-	case OpMod:
+	case opMod:
 		if b == 0 {
 			return 0, false
 		}
 		return a % b, true
-	case OpShl:
+	case opShl:
 		if b >= 64 {
 			return 0, true
 		}
 		return a << b, true
-	case OpShr:
+	case opShr:
 		if b >= 64 {
 			return 0, true
 		}
 		return a >> b, true
-	case OpShra:
+	case opShra:
 		if b >= 64 {
 			b = 63
 		}
 		return uint64(int64(a) >> b), true
-	case OpEq:
+	case opEq:
 		return bool2(int64(a) == int64(b)), true
-	case OpGe:
+	case opGe:
 		return bool2(int64(a) >= int64(b)), true
-	case OpGt:
+	case opGt:
 		return bool2(int64(a) > int64(b)), true
-	case OpLe:
+	case opLe:
 		return bool2(int64(a) <= int64(b)), true
-	case OpLt:
+	case opLt:
 		return bool2(int64(a) < int64(b)), true
-	case OpNe:
+	case opNe:
 		return bool2(int64(a) != int64(b)), true
 	}
 	return 0, false

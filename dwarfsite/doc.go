@@ -1,6 +1,16 @@
-package inline
-
-// How the DWARF reader decides (the choices a reviewer should check).
+// Package dwarfsite reads inline sites from DWARF: every
+// DW_TAG_inlined_subroutine of a vmlinux or kernel module (DWARF 4 and 5,
+// linked or ET_REL), the inlined function behind it, the address a probe
+// should use and where each parameter's value is there, as site.Site
+// values. It owns the DWARF expression and location-list decoder (with
+// gcc's location views) that no library provides; debug/dwarf decodes the
+// few entries that matter, and its view of the DWARF is shared with the
+// type converter (Object.Data).
+//
+// It imports site, the internal ELF and byte-cursor packages and the
+// standard library.
+//
+// # How the DWARF reader decides (the choices a reviewer should check)
 //
 // Units and entries. Compilation units are read in parallel (Options.Workers
 // goroutines take units in turn; results are kept per unit and merged in
@@ -68,3 +78,4 @@ package inline
 // stack_value is "memory at absolute address" (the value is in a global,
 // which a LOC_PARAM cannot point at), reg & mask is "multi-op arithmetic".
 // A parameter with no location at the site has an empty Reason.
+package dwarfsite

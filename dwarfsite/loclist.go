@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
-// LocEntry is one bounded entry of a location list: the expression holds
+// locEntry is one bounded entry of a location list: the expression holds
 // for addresses [Low, High) — with GCC location views, for the
 // (address, view) pairs from (Low, LowView) up to but excluding
 // (High, HighView). Default marks DW_LLE_default_location.
-type LocEntry struct {
+type locEntry struct {
 	Low, High         uint64
 	LowView, HighView uint64
 	HasViews          bool
@@ -19,27 +19,27 @@ type LocEntry struct {
 	ExprOff           int64 // section offset of Expr, for error messages
 }
 
-// LocListSec is a .debug_loclists (DWARF 5) or .debug_loc (DWARF 2-4)
+// locListSec is a .debug_loclists (DWARF 5) or .debug_loc (DWARF 2-4)
 // section, relocated if the object is ET_REL.
-type LocListSec struct {
+type locListSec struct {
 	Name string // ".debug_loclists" or ".debug_loc"
 	Data []byte
 	V5   bool
 }
 
-// LocListUnit is what reading a list needs from its unit.
-type LocListUnit struct {
-	Format ExprFormat
+// locListUnit is what reading a list needs from its unit.
+type locListUnit struct {
+	Format exprFormat
 	Base   uint64 // the unit's base address (DW_AT_low_pc of the CU)
 	// Addrx resolves DW_LLE_*x indices through .debug_addr; nil if the
 	// unit has none.
 	Addrx func(idx uint64) (uint64, bool)
 }
 
-// ReadLocList decodes the location list at off. viewsOff is the offset of
+// readLocList decodes the location list at off. viewsOff is the offset of
 // the list's GCC view pairs (DW_AT_GNU_locviews), or -1. The number of
 // entries is bounded by the section size.
-func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEntry, error) {
+func readLocList(sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEntry, error) {
 	if off < 0 || off >= int64(len(sec.Data)) {
 		return nil, &FormatError{Section: sec.Name, Offset: off, Msg: "location list offset past end of section"}
 	}
@@ -61,7 +61,7 @@ func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEnt
 		maxAddr = ^uint64(0)
 	}
 	base := u.Base
-	var out []LocEntry
+	var out []locEntry
 	// A pending DW_LLE_GNU_view_pair applies to the next bounded entry.
 	var pendView *[2]uint64
 	addrx := func(idx uint64) uint64 {
@@ -77,37 +77,37 @@ func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEnt
 	}
 	for c.Err() == nil {
 		start := c.Pos()
-		var e LocEntry
+		var e locEntry
 		if sec.V5 {
-			kind := LLE(c.U8())
+			kind := lleKind(c.U8())
 			switch kind {
-			case LLEEndOfList:
+			case lleEndOfList:
 				return out, c.Err() // a failed read is 0 too
-			case LLEBaseAddressx:
+			case lleBaseAddressx:
 				base = addrx(c.Uleb())
 				continue
-			case LLEBaseAddress:
+			case lleBaseAddress:
 				base = c.Sized(as)
 				continue
-			case LLEGNUViewPair:
+			case lleGNUViewPair:
 				v := [2]uint64{c.Uleb(), c.Uleb()}
 				pendView = &v
 				continue
-			case LLEStartxEndx:
+			case lleStartxEndx:
 				e.Low = addrx(c.Uleb())
 				e.High = addrx(c.Uleb())
-			case LLEStartxLength:
+			case lleStartxLength:
 				e.Low = addrx(c.Uleb())
 				e.High = e.Low + c.Uleb()
-			case LLEOffsetPair:
+			case lleOffsetPair:
 				e.Low = base + c.Uleb()
 				e.High = base + c.Uleb()
-			case LLEDefaultLoc:
+			case lleDefaultLoc:
 				e.Default = true
-			case LLEStartEnd:
+			case lleStartEnd:
 				e.Low = c.Sized(as)
 				e.High = c.Sized(as)
-			case LLEStartLength:
+			case lleStartLength:
 				e.Low = c.Sized(as)
 				e.High = e.Low + c.Uleb()
 			default:
@@ -155,7 +155,7 @@ func ReadLocList(sec *LocListSec, off, viewsOff int64, u *LocListUnit) ([]LocEnt
 }
 
 // holds reports whether e covers address pc at location view view.
-func (e *LocEntry) holds(pc, view uint64) bool {
+func (e *locEntry) holds(pc, view uint64) bool {
 	if !e.HasViews {
 		return e.Low <= pc && pc < e.High
 	}
@@ -164,10 +164,10 @@ func (e *LocEntry) holds(pc, view uint64) bool {
 	return afterStart && beforeEnd
 }
 
-// EntryAt picks the entry that holds at (pc, view): the first bounded
+// entryAtPC picks the entry that holds at (pc, view): the first bounded
 // entry covering it, else a DW_LLE_default_location entry; nil if none.
-func EntryAt(es []LocEntry, pc, view uint64) *LocEntry {
-	var def *LocEntry
+func entryAtPC(es []locEntry, pc, view uint64) *locEntry {
+	var def *locEntry
 	for i := range es {
 		e := &es[i]
 		if e.Default {

@@ -1,4 +1,4 @@
-package inline
+package dwarfsite
 
 import (
 	"debug/dwarf"
@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/site"
 	"runtime"
 	"sort"
 	"strconv"
@@ -41,7 +42,7 @@ type Options struct {
 type Result struct {
 	Machine  elf.Machine
 	Rel      bool // the object is ET_REL (a module)
-	Sites    []Site
+	Sites    []site.Site
 	Stats    Stats
 	Warnings []string // the first few warnings; Stats.Warnings counts all
 }
@@ -53,22 +54,13 @@ type Result struct {
 // sometimes emits two entries for one parameter, and omits entries for
 // parameters without a location, so the two counts differ).
 type Stats struct {
-	Entries         int // DW_TAG_inlined_subroutine entries
-	NoAddress       int // entries without any address (not a site)
-	Filtered        int // sites dropped by Options.Func / Options.Caller
-	Sites           int
-	Functions       int // distinct inlined functions among Sites
-	Params          int
-	ParamEntries    int
-	Located         int // parameters with a representable location
-	Missing         int // parameters with no location at the site
-	Unrepresentable int
-	AllLocated      int // sites with every parameter located (and >= 1)
-	SomeLocated     int
-	NoneLocated     int // sites with >= 1 parameter, none located
-	NoParams        int
-	Reasons         map[string]int // unrepresentable locations by reason
-	Warnings        int            // entries or units skipped, relocations ignored
+	// Counts are what the sites show; the rest is what the reader saw.
+	site.Counts
+	Entries      int // DW_TAG_inlined_subroutine entries
+	NoAddress    int // entries without any address (not a site)
+	Filtered     int // sites dropped by Options.Func / Options.Caller
+	ParamEntries int
+	Warnings     int // entries or units skipped, relocations ignored
 	// Resumed counts entries whose attributes could not be decoded and
 	// after which the unit was read on from a DW_AT_sibling (of the entry,
 	// or of the innermost enclosing entry that has one); LostSites counts
@@ -240,7 +232,7 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	perUnit := make([][]Site, len(units))
+	perUnit := make([][]site.Site, len(units))
 	perStats := make([]Stats, workers)
 	perWarn := make([][]string, workers)
 	var next atomic.Int64
@@ -266,7 +258,6 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 
 	res := &Result{Machine: o.f.Machine, Rel: o.rel}
 	st := &res.Stats
-	st.Reasons = make(map[string]int)
 	st.Warnings = o.relWarn
 	if o.relWarn > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d relocations of unsupported types ignored", o.relWarn))
@@ -294,96 +285,21 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 	for _, s := range perUnit {
 		n += len(s)
 	}
-	res.Sites = make([]Site, 0, n)
+	res.Sites = make([]site.Site, 0, n)
 	for i := range perUnit {
 		res.Sites = append(res.Sites, perUnit[i]...)
 		perUnit[i] = nil
 	}
 	internFuncs(res.Sites)
-	SortSites(res.Sites)
-	res.Stats.add(res.Sites)
+	site.Sort(res.Sites)
+	res.Stats.Counts = site.Count(res.Sites)
 	return res, nil
-}
-
-// add fills in the per-site counts.
-func (st *Stats) add(sites []Site) {
-	funcs := make(map[*Func]bool)
-	for i := range sites {
-		s := &sites[i]
-		st.Sites++
-		funcs[s.Func] = true
-		n := len(s.Func.Params)
-		located := 0
-		for j := 0; j < n && j < len(s.Params); j++ {
-			l := &s.Params[j]
-			switch {
-			case l.Kind != LocUnavailable:
-				located++
-			case l.Reason == "":
-				st.Missing++
-			default:
-				st.Unrepresentable++
-				st.Reasons[l.Reason]++
-			}
-		}
-		st.Params += n
-		st.Located += located
-		switch {
-		case n == 0:
-			st.NoParams++
-		case located == n:
-			st.AllLocated++
-		case located == 0:
-			st.NoneLocated++
-		default:
-			st.SomeLocated++
-		}
-	}
-	st.Functions = len(funcs)
-}
-
-// SortSites orders sites by address, then function name, then the rest
-// of what distinguishes them, so output is deterministic.
-func SortSites(sites []Site) {
-	// Sort indices, then permute once: a Site is too big to swap around.
-	idx := make([]int32, len(sites))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return LessSite(&sites[idx[i]], &sites[idx[j]]) })
-	sorted := make([]Site, len(sites))
-	for i, j := range idx {
-		sorted[i] = sites[j]
-	}
-	copy(sites, sorted)
-}
-
-// LessSite is the order of SortSites: address, section, function name,
-// then what tells sites of one function at one address apart. Sites read
-// from BTF (no depth, no call line) sort the same way.
-func LessSite(a, b *Site) bool {
-	if a.Addr != b.Addr {
-		return a.Addr < b.Addr
-	}
-	if a.Section != b.Section {
-		return a.Section < b.Section
-	}
-	if a.Func.Name != b.Func.Name {
-		return a.Func.Name < b.Func.Name
-	}
-	if a.Depth != b.Depth {
-		return a.Depth < b.Depth
-	}
-	if a.CallLine != b.CallLine {
-		return a.CallLine < b.CallLine
-	}
-	return a.CallFile < b.CallFile
 }
 
 // internFuncs makes sites of the same function (same name, declaration
 // and prototype, seen from different compilation units) share one *Func.
-func internFuncs(sites []Site) {
-	m := make(map[string]*Func)
+func internFuncs(sites []site.Site) {
+	m := make(map[string]*site.Func)
 	var sb strings.Builder
 	for i := range sites {
 		f := sites[i].Func
@@ -411,12 +327,4 @@ func internFuncs(sites []Site) {
 			m[k] = f
 		}
 	}
-}
-
-// StatsOf counts what a list of sites shows (for sites not read by
-// ReadFile, e.g. decoded from BTF).
-func StatsOf(sites []Site) Stats {
-	st := Stats{Reasons: make(map[string]int)}
-	st.add(sites)
-	return st
 }

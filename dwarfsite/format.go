@@ -1,0 +1,67 @@
+package dwarfsite
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// WriteStats prints the --stats summary.
+func WriteStats(w io.Writer, st *Stats) error {
+	bw := bufio.NewWriter(w)
+	pct := func(n, of int) string {
+		if of == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%.1f%%)", 100*float64(n)/float64(of))
+	}
+	withParams := st.Sites - st.NoParams
+	fmt.Fprintf(bw, "inlined subroutine entries:        %d\n", st.Entries)
+	fmt.Fprintf(bw, "  without an address:              %d\n", st.NoAddress)
+	if st.Filtered > 0 {
+		fmt.Fprintf(bw, "  filtered out:                    %d\n", st.Filtered)
+	}
+	fmt.Fprintf(bw, "formal parameter entries:          %d\n", st.ParamEntries)
+	fmt.Fprintf(bw, "sites:                             %d\n", st.Sites)
+	fmt.Fprintf(bw, "functions inlined:                 %d\n", st.Functions)
+	fmt.Fprintf(bw, "parameters:                        %d\n", st.Params)
+	fmt.Fprintf(bw, "  located:                         %d%s\n", st.Located, pct(st.Located, st.Params))
+	fmt.Fprintf(bw, "  no location at the site:         %d%s\n", st.Missing, pct(st.Missing, st.Params))
+	fmt.Fprintf(bw, "  unrepresentable:                 %d%s\n", st.Unrepresentable, pct(st.Unrepresentable, st.Params))
+	fmt.Fprintf(bw, "  located through a location view: %d\n", st.ViewOnly)
+	fmt.Fprintf(bw, "sites with all parameters located: %d%s\n", st.AllLocated, pct(st.AllLocated, withParams))
+	fmt.Fprintf(bw, "sites with some located:           %d%s\n", st.SomeLocated, pct(st.SomeLocated, withParams))
+	fmt.Fprintf(bw, "sites with none located:           %d%s\n", st.NoneLocated, pct(st.NoneLocated, withParams))
+	fmt.Fprintf(bw, "sites without parameters:          %d\n", st.NoParams)
+	if len(st.Reasons) > 0 {
+		fmt.Fprintf(bw, "unrepresentable locations by reason:\n")
+		type rc struct {
+			r string
+			n int
+		}
+		var rs []rc
+		for r, n := range st.Reasons {
+			rs = append(rs, rc{r, n})
+		}
+		sort.Slice(rs, func(i, j int) bool {
+			if rs[i].n != rs[j].n {
+				return rs[i].n > rs[j].n
+			}
+			return rs[i].r < rs[j].r
+		})
+		for _, x := range rs {
+			fmt.Fprintf(bw, "  %-40s %d\n", x.r+":", x.n)
+		}
+	}
+	if st.Warnings > 0 {
+		fmt.Fprintf(bw, "warnings (entries skipped):        %d\n", st.Warnings)
+	}
+	if st.Resumed > 0 {
+		fmt.Fprintf(bw, "  undecodable entries passed over: %d (each with the rest of the subtree it ends)\n", st.Resumed)
+	}
+	if st.LostSites > 0 {
+		fmt.Fprintf(bw, "  inline sites dropped unfinished: %d\n", st.LostSites)
+	}
+	return bw.Flush()
+}

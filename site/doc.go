@@ -1,0 +1,16 @@
+// Package site owns the model every part of btfinline shares when it talks
+// about inline sites: a Site is one inline expansion of a Func, at an
+// address a probe should use, with a Location per parameter classified
+// into the LOC_PARAM taxonomy of ../shared/spec/btf-inline.md section 3.1;
+// CType spells parameter types in C. It also owns the one text and JSON
+// form of a list of sites (WriteSites, WriteJSON, with the marks an
+// inspector adds), their one order (Sort, Less, LessInSection) and their
+// counts (Count).
+//
+// The same Site values come out of DWARF (package dwarfsite) and out of
+// .BTF.inline (package locsec), so "sites --dwarf" and "sites" print
+// through one formatter and their outputs can be diffed.
+//
+// It imports the standard library only: code that works from BTF alone
+// does not link a DWARF reader.
+package site
