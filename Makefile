@@ -30,10 +30,10 @@ lint:
 vet: lint
 
 # Rebuild the checked-in objects from the C sources. Every Makefile in a
-# testdata folder (testdata/<concern>/, <package>/testdata/) owns its
-# fixtures; cmd/demo holds the object the demo embeds.
+# package's testdata folder owns that package's fixtures; cmd/demo holds
+# the object the demo embeds and e2e/kmod the test module of the e2e run.
 fixtures:
-	@eval "$$(scripts/setup)" && for m in $$( { find . -path '*/testdata/*' -name Makefile -not -path '*/fuzz/*'; echo ./cmd/demo/Makefile; } | sort); do \
+	@eval "$$(scripts/setup)" && for m in $$( { find . -path '*/testdata/*' -name Makefile -not -path '*/fuzz/*'; echo ./cmd/demo/Makefile; echo ./e2e/kmod/Makefile; } | sort); do \
 	  $(MAKE) -C $$(dirname $$m) || exit 1; \
 	done
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// fixtures lists the raw blobs checked in under testdata/btf.
+// fixtures lists the raw blobs checked in under btf/testdata.
 func fixtures(t *testing.T) []string {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(fixtureDir, "*.btf"))

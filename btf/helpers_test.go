@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-const fixtureDir = "../testdata/btf"
+const fixtureDir = "testdata"
 
 func readFixture(tb testing.TB, name string) []byte {
 	tb.Helper()

@@ -29,7 +29,7 @@ func checkKernelELF(t *testing.T, k testutil.Kernel, tools map[string]string) {
 	if k.Arch == "x86_64" {
 		raw, _ := vmlinux(t)
 		if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), raw) {
-			t.Fatal("vmlinux .BTF differs from testdata/btf/vmlinux.btf.gz (make -C testdata/btf kernel)")
+			t.Fatal("vmlinux .BTF differs from btf/testdata/vmlinux.btf.gz (make -C btf/testdata kernel)")
 		}
 	} else {
 		f, err := elf.Open(vmPath)

@@ -15,7 +15,7 @@ import (
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
-const btfFixtures = "../testdata/btf"
+const btfFixtures = "../btf/testdata"
 
 func runDump(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

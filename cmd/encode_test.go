@@ -20,7 +20,7 @@ import (
 	"github.com/btfinline/btfinline/locsec"
 )
 
-// encodeFixture is an object of testdata/encode with its base chain.
+// encodeFixture is an object of encode/testdata with its base chain.
 type encodeFixture struct {
 	name  string
 	bases []string
@@ -32,7 +32,7 @@ var encodeFixtures = []encodeFixture{
 	{"mod.ko", []string{"kern.elf"}},
 }
 
-func fixturePath(name string) string { return filepath.Join("..", "testdata", "encode", name) }
+func fixturePath(name string) string { return filepath.Join("..", "encode", "testdata", name) }
 
 func TestEncodeFixtures(t *testing.T) {
 	for _, fx := range encodeFixtures {

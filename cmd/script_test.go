@@ -18,11 +18,11 @@ func TestMain(m *testing.M) {
 }
 
 // TestScript runs cmd/testdata/script/*.txtar: golden CLI tests shared by
-// every subcommand. In a script, $TESTDATA is the repository's testdata
-// folder (checked-in fixtures). BTFI_UPDATE_SCRIPTS=1 rewrites the golden
+// every subcommand. In a script, $ROOT is the repository (fixtures are in
+// each package's testdata folder). BTFI_UPDATE_SCRIPTS=1 rewrites the golden
 // files of failing cmp commands.
 func TestScript(t *testing.T) {
-	td, err := filepath.Abs(filepath.Join("..", "testdata"))
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestScript(t *testing.T) {
 		Dir:           filepath.Join("testdata", "script"),
 		UpdateScripts: os.Getenv("BTFI_UPDATE_SCRIPTS") != "",
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("TESTDATA", td)
+			e.Setenv("ROOT", root)
 			for _, v := range []string{"BTFI_REFTOOLS", "BTFI_KERNEL_DATA"} {
 				e.Setenv(v, os.Getenv(v))
 			}

@@ -36,21 +36,21 @@ type siteDiffFixture struct {
 }
 
 var siteDiffFixtures = []siteDiffFixture{
-	{name: "encode/kern.elf", path: "testdata/encode/kern.elf"},
-	{name: "encode/kern.a64.elf", path: "testdata/encode/kern.a64.elf"},
-	{name: "encode/mod.ko", path: "testdata/encode/mod.ko", bases: []string{"testdata/encode/kern.elf"}},
-	{name: "resolve/x86_64.elf", path: "testdata/resolve/x86_64.elf"},
-	{name: "resolve/x86_64.o", path: "testdata/resolve/x86_64.o", bases: []string{"testdata/resolve/x86_64.elf"}},
-	{name: "resolve/aarch64.elf", path: "testdata/resolve/aarch64.elf"},
-	{name: "resolve/aarch64.o", path: "testdata/resolve/aarch64.o", bases: []string{"testdata/resolve/aarch64.elf"}},
-	{name: "resolve/patch.elf", path: "testdata/resolve/patch.elf"},
-	{name: "resolve/patch.o", path: "testdata/resolve/patch.o", bases: []string{"testdata/resolve/patch.elf"}},
+	{name: "encode/kern.elf", path: "encode/testdata/kern.elf"},
+	{name: "encode/kern.a64.elf", path: "encode/testdata/kern.a64.elf"},
+	{name: "encode/mod.ko", path: "encode/testdata/mod.ko", bases: []string{"encode/testdata/kern.elf"}},
+	{name: "resolve/x86_64.elf", path: "resolve/testdata/x86_64.elf"},
+	{name: "resolve/x86_64.o", path: "resolve/testdata/x86_64.o", bases: []string{"resolve/testdata/x86_64.elf"}},
+	{name: "resolve/aarch64.elf", path: "resolve/testdata/aarch64.elf"},
+	{name: "resolve/aarch64.o", path: "resolve/testdata/aarch64.o", bases: []string{"resolve/testdata/aarch64.elf"}},
+	{name: "resolve/patch.elf", path: "resolve/testdata/patch.elf"},
+	{name: "resolve/patch.o", path: "resolve/testdata/patch.o", bases: []string{"resolve/testdata/patch.elf"}},
 	{name: "demo", path: "cmd/demo/demo"},
-	{name: "inline/sites-x86_64", path: "testdata/inline/sites-x86_64", pahole: true},
-	{name: "inline/sites-x86_64-dwarf4", path: "testdata/inline/sites-x86_64-dwarf4", pahole: true},
-	{name: "inline/sites-x86_64.o", path: "testdata/inline/sites-x86_64.o", bases: []string{"testdata/inline/sites-x86_64"}, pahole: true},
-	{name: "inline/sites-aarch64", path: "testdata/inline/sites-aarch64", pahole: true},
-	{name: "inline/sites-aarch64.o", path: "testdata/inline/sites-aarch64.o", bases: []string{"testdata/inline/sites-aarch64"}, pahole: true},
+	{name: "inline/sites-x86_64", path: "dwarfsite/testdata/sites-x86_64", pahole: true},
+	{name: "inline/sites-x86_64-dwarf4", path: "dwarfsite/testdata/sites-x86_64-dwarf4", pahole: true},
+	{name: "inline/sites-x86_64.o", path: "dwarfsite/testdata/sites-x86_64.o", bases: []string{"dwarfsite/testdata/sites-x86_64"}, pahole: true},
+	{name: "inline/sites-aarch64", path: "dwarfsite/testdata/sites-aarch64", pahole: true},
+	{name: "inline/sites-aarch64.o", path: "dwarfsite/testdata/sites-aarch64.o", bases: []string{"dwarfsite/testdata/sites-aarch64"}, pahole: true},
 }
 
 var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)

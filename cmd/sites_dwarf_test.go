@@ -10,7 +10,7 @@ import (
 // TestSitesDwarfCLI runs "btfinline sites --dwarf" on the x86-64 fixture
 // and compares it with the golden listing the inline package checks.
 func TestSitesDwarfCLI(t *testing.T) {
-	const obj = "../testdata/inline/sites-x86_64"
+	const obj = "../dwarfsite/testdata/sites-x86_64"
 	want, err := os.ReadFile(obj + ".golden")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestSitesDwarfCLI(t *testing.T) {
 	if !strings.Contains(out.String(), `"location":"reg5, reg4","kind":"reg_pair"`) {
 		t.Errorf("--json:\n%s", out.String())
 	}
-	if code := run([]string{"sites", "--dwarf", "../testdata/inline/sites.c"}, &out, &errb); code == 0 {
+	if code := run([]string{"sites", "--dwarf", "../dwarfsite/testdata/sites.c"}, &out, &errb); code == 0 {
 		t.Error("a C source was accepted as an object")
 	}
 }

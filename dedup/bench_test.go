@@ -55,7 +55,7 @@ func BenchmarkKernelConvert(b *testing.B) {
 	}
 }
 
-// BenchmarkConvertFixture converts every type of testdata/encode/kern.elf.
+// BenchmarkConvertFixture converts every type of encode/testdata/kern.elf.
 func BenchmarkConvertFixture(b *testing.B) {
 	o, err := openObject(fixture("kern.elf"))
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/btfinline/btfinline/locsec"
 )
 
-func fixture(name string) string { return filepath.Join("..", "testdata", "encode", name) }
+func fixture(name string) string { return filepath.Join("..", "encode", "testdata", name) }
 
 // typeDIEs returns the offsets of the type DIEs directly under the
 // compilation units of d, in order, with Go's own reading of them.

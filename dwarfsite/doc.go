@@ -49,7 +49,7 @@
 // machine state, so a probe at the entry pc reads whatever the entry that
 // holds at the entry view says: the argument as passed, not the value a
 // later statement at the same address already gave the parameter (c_dbl
-// in testdata/inline/sites.c is such a case; ignoring views would report a
+// in dwarfsite/testdata/sites.c is such a case; ignoring views would report a
 // register holding the doubled value). Without DW_AT_GNU_entry_view the
 // site is at view 0. The first bounded entry that holds wins; else a
 // DW_LLE_default_location.

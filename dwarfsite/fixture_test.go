@@ -20,7 +20,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// fixtures are the checked-in objects of ../testdata/inline (see its
+// fixtures are the checked-in objects of ../dwarfsite/testdata (see its
 // Makefile).
 var fixtures = []string{
 	"sites-x86_64", "sites-x86_64-dwarf4", "sites-x86_64.o", "sites-aarch64", "sites-aarch64.o",

@@ -1,3 +1,3 @@
 package dwarfsite
 
-const fixtureDir = "../testdata/inline"
+const fixtureDir = "testdata"

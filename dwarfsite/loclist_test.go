@@ -21,7 +21,7 @@ func cat(bs ...[]byte) []byte {
 var unit8 = &locListUnit{Format: exprFormat{AddrSize: 8, RefSize: 4, Order: le}, Base: 0x1000}
 
 // The shape of gcc's output for a parameter modified right where its
-// inlined function starts (see c_dbl in testdata/inline/sites.c): an
+// inlined function starts (see c_dbl in dwarfsite/testdata/sites.c): an
 // empty range at 0x4d valid for views 2..2, then a register from view 3.
 func dblList() []byte {
 	return cat(

@@ -75,7 +75,7 @@ btfi_resolve_elf() {
 
 # --- perf stand-in (host side) -----------------------------------------------
 
-# The arguments to fetch for each test function of testdata/kmod/btfi_e2e.c,
+# The arguments to fetch for each test function of e2e/kmod/btfi_e2e.c,
 # as perf probe arguments.
 btfi_perf_args() {
 	case $1 in

@@ -2,7 +2,7 @@
 # e2e/run.sh: the end-to-end test on a real kernel (see e2e/README.md).
 # Boots the Debian 6.1 cloud kernel (x86-64, or arm64 with E2E_ARCH=arm64)
 # under qemu (TCG, KASLR on) with an initramfs holding busybox, a static
-# btfinline, the test module testdata/kmod/btfi_e2e.ko (btfi_e2e.arm64.ko)
+# btfinline, the test module e2e/kmod/btfi_e2e.ko (btfi_e2e.arm64.ko)
 # and the inline BTF; inside, kprobes are placed at
 # every inline site of the module, their fetched arguments compared with
 # the values the module prints, and the kernel asked to accept kprobes at a
@@ -40,7 +40,7 @@ case $arch in
 x86_64 | amd64)
   arch=x86_64 ver=6.1.0-53-cloud-amd64 goarch=amd64
   kd=$("$shared/tools/kernel-data")
-  ko=$here/testdata/kmod/btfi_e2e.ko
+  ko=$here/e2e/kmod/btfi_e2e.ko
   work=${E2E_WORK:-$cache/e2e}
   # Page tables, uaccess and cpuid on top (thirty functions, ~2,600 sites).
   judge_funcs=${E2E_JUDGE_FUNCS:-$common_funcs,pmd_flags,pmd_bad,user_access_begin,native_cpuid}
@@ -52,7 +52,7 @@ x86_64 | amd64)
 arm64 | aarch64)
   arch=arm64 ver=6.1.0-53-cloud-arm64 goarch=arm64
   kd=$("$here/scripts/kernel-data-arm64")
-  ko=$here/testdata/kmod/btfi_e2e.arm64.ko
+  ko=$here/e2e/kmod/btfi_e2e.arm64.ko
   work=${E2E_WORK:-$cache/e2e-arm64}
   # On top: LL/SC exclusive sequences, DAIF masking, system registers,
   # TLB maintenance and the KVM hyp code (.hyp.text).
@@ -125,7 +125,7 @@ if [ "$arch" = arm64 ]; then
     deb_file "busybox-static_*_arm64" ./bin/busybox "$busybox"
   fi
 fi
-if [ -n "${E2E_REBUILD:-}" ]; then make -C "$here/testdata/kmod" "$(basename "$ko")" >&2; fi
+if [ -n "${E2E_REBUILD:-}" ]; then make -C "$here/e2e/kmod" "$(basename "$ko")" >&2; fi
 # The link-time address of $text_sym, which the guest's judge moves by
 # KASLR's offset.
 link_text=$(nm "$vmlinux" | awk -v s="$text_sym" '$3 == s { t = $1 } END { print t }')

@@ -381,7 +381,7 @@ func TestCanonicalSigned(t *testing.T) {
 // __patchable_function_entries one); a linked image's base is its lowest
 // allocated address.
 func TestObjectBaseRelocatable(t *testing.T) {
-	raw, err := os.ReadFile("../testdata/encode/mod.ko")
+	raw, err := os.ReadFile("../encode/testdata/mod.ko")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestObjectBaseRelocatable(t *testing.T) {
 	if b := ObjectBase(f); b != 0 {
 		t.Errorf("ObjectBase of an ET_REL with a section at 0x170 = %#x, want 0", b)
 	}
-	k, err := elf.Open("../testdata/encode/kern.elf")
+	k, err := elf.Open("../encode/testdata/kern.elf")
 	if err != nil {
 		t.Fatal(err)
 	}

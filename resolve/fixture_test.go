@@ -15,7 +15,7 @@ import (
 
 var fixtureArchs = []string{"x86_64", "aarch64"}
 
-func fixture(name string) string { return filepath.Join("..", "testdata", "resolve", name) }
+func fixture(name string) string { return filepath.Join("testdata", name) }
 
 // TestSymTabVsNm: every function symbol nm -S lists is found by Lookup at
 // its start and its last byte, with the same name or an alias.

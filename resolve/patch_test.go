@@ -39,7 +39,7 @@ func TestPatchSitesFixture(t *testing.T) {
 	}
 }
 
-// fixtureSites opens a testdata/resolve object on bases and returns its
+// fixtureSites opens a resolve/testdata object on bases and returns its
 // sites with their refusal reasons, failing unless there are n.
 func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]site.Site, map[int]string) {
 	t.Helper()

@@ -50,7 +50,7 @@
 //     which ld therefore has no SFrame for). The .eh_frame FDE that ld
 //     writes for .plt (a DWARF expression) is replaced by the PC-mask FDEs
 //     ld synthesises (plt.go), for .plt, .plt.sec and .plt.got alike
-//     (testdata/sframe/plt.c, linked with -z ibtplt, has all three and
+//     (sframe/testdata/plt.c, linked with -z ibtplt, has all three and
 //     matches ld function for function). FRE blocks keep .eh_frame order with the PLT
 //     blocks last, the index is sorted (ld sorts the index likewise; its
 //     block order is link order, which is also .eh_frame order for

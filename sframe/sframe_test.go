@@ -15,7 +15,7 @@ import (
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
-const fixtures = "../testdata/sframe"
+const fixtures = "testdata"
 
 var x86Variants = []string{"x86-O0", "x86-O2", "x86-O2-fp", "x86-O2-realign", "x86-O2-pic", "x86-plt"}
 var a64Variants = []string{"a64-O0", "a64-O2", "a64-O2-fp", "a64-O2-pac"}

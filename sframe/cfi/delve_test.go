@@ -15,9 +15,9 @@ import (
 // libc, the CFA and the RA and FP rules agree.
 func TestRowsAgainstDelve(t *testing.T) {
 	files := []string{
-		"../../testdata/sframe/x86-O2.nosf.exe",
-		"../../testdata/sframe/x86-O2-realign.nosf.exe",
-		"../../testdata/sframe/x86-O0.nosf.exe",
+		"../testdata/x86-O2.nosf.exe",
+		"../testdata/x86-O2-realign.nosf.exe",
+		"../testdata/x86-O0.nosf.exe",
 		"/lib/x86_64-linux-gnu/libc.so.6",
 	}
 	for _, p := range files {
