@@ -3,7 +3,7 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/elfwrite"
+	"github.com/btfinline/btfinline/internal/atomicfile"
 	"io"
 	"os"
 	"sort"
@@ -113,7 +113,7 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := elfwrite.WriteAtomic(path, out); err != nil {
+	if err := atomicfile.Write(path, out); err != nil {
 		return err
 	}
 	if note != "" {

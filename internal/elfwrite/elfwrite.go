@@ -19,8 +19,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/atomicfile"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -79,7 +79,7 @@ func SetSection(path, name string, data []byte, opts Options) (Result, error) {
 	if res.Unchanged {
 		return res, nil
 	}
-	return res, WriteAtomic(path, out)
+	return res, atomicfile.Write(path, out)
 }
 
 // Build returns the bytes of the ELF image raw with section name set to
@@ -502,45 +502,4 @@ func indexName(strtab []byte, name string) int {
 		i = at + 1
 	}
 	return -1
-}
-
-// WriteAtomic replaces path with data: temp file, fsync, rename, then
-// fsync of the directory. The original's permission bits are kept; on any
-// error the original is untouched and no temporary file is left.
-func WriteAtomic(path string, data []byte) (err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write next to %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
