@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"github.com/btfinline/btfinline/ksys"
 	"runtime/debug"
 	"strings"
 
@@ -73,7 +74,7 @@ and /sys/module/MODULE/sections.`,
 		// garbage less often saves a third of its CPU time.
 		debug.SetGCPercent(400)
 		t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
-			Module: o.module, Sys: resolve.System{Root: o.sysRoot}})
+			Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
 		if err != nil {
 			return err
 		}

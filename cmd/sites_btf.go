@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/ksys"
 	"github.com/btfinline/btfinline/site"
 	"regexp"
 	"sort"
@@ -54,7 +55,7 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 		}
 	}
 	t, err := resolve.Open(resolve.Options{File: o.file, Bases: o.bases, Running: o.running,
-		Module: o.module, Sys: resolve.System{Root: sitesSysRoot}})
+		Module: o.module, Sys: ksys.System{Root: sitesSysRoot}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
@@ -197,12 +198,12 @@ func walkScalars(spec *btf.Spec, id btf.TypeID, base, depth int, fn func(off, si
 
 // entryLocations places every parameter of a FUNC_PROTO at the function's
 // first instruction.
-func entryLocations(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo) []site.Location {
+func entryLocations(a arch.Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo) []site.Location {
 	locs := make([]site.Location, len(params))
 	regs := a.ArgRegs()
 	ngrn, nsrn := 0, 0
 	stack := int64(0)
-	if a == ArchX86_64 {
+	if a == arch.X86_64 {
 		stack = 8 // return address at 0(%sp)
 	}
 	sp := a.SPReg()
@@ -222,7 +223,7 @@ func entryLocations(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInf
 		return l
 	}
 	vec := func(n int) string {
-		if a == ArchARM64 {
+		if a == arch.ARM64 {
 			return fmt.Sprintf("%%v%d", n)
 		}
 		return fmt.Sprintf("%%xmm%d", n)
@@ -246,9 +247,9 @@ func entryLocations(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInf
 			continue
 		}
 		switch a {
-		case ArchX86_64:
+		case arch.X86_64:
 			locs[i] = sysvArg(at, &ngrn, &nsrn, len(regs), inRegs, onStack, vec)
-		case ArchARM64:
+		case arch.ARM64:
 			locs[i] = aapcsArg(at, &ngrn, &nsrn, len(regs), regs, inRegs, onStack, vec)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"regexp"
@@ -20,9 +21,9 @@ import (
 // llvm-dwarfdump prints it.
 func TestEntryABI(t *testing.T) {
 	dd := testutil.SystemTool(t, "llvm-dwarfdump")
-	for _, arch := range fixtureArchs {
-		t.Run(arch, func(t *testing.T) {
-			path := fixture("abi-" + arch + ".elf")
+	for _, a := range fixtureArchs {
+		t.Run(a, func(t *testing.T) {
+			path := fixture("abi-" + a + ".elf")
 			tg, err := Open(Options{File: path})
 			if err != nil {
 				t.Fatal(err)
@@ -33,7 +34,7 @@ func TestEntryABI(t *testing.T) {
 			}
 			dwarf := entryLocsFromDwarfdump(out)
 			cfaAtEntry := int64(0)
-			if tg.Arch == ArchX86_64 {
+			if tg.Arch == arch.X86_64 {
 				cfaAtEntry = 8 // the return address
 			}
 			checked := 0
@@ -87,7 +88,7 @@ func FormatLoc(l site.Location) string {
 	return site.FormatLocation(&l, nil)
 }
 
-func canonEntry(a Arch, l site.Location) string {
+func canonEntry(a arch.Arch, l site.Location) string {
 	switch l.Kind {
 	case site.LocReg:
 		return fmt.Sprintf("reg%d", l.Reg)

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"debug/elf"
 	"errors"
-	"fmt"
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfrel"
 	"slices"
 	"sort"
@@ -19,7 +20,7 @@ import (
 // relCFA. (Delve's frame parser, used here before, stops at AArch64's
 // DW_CFA_AARCH64_negate_ra_state, which every pac-ret function of the arm64
 // kernel has.)
-func elfCFA(f *elf.File, a Arch) CFAFunc {
+func elfCFA(f *elfobj.File, a arch.Arch) CFAFunc {
 	if f.Type == elf.ET_REL {
 		return nil
 	}
@@ -27,13 +28,13 @@ func elfCFA(f *elf.File, a Arch) CFAFunc {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	idx, kind := callFrameSection(f)
+	idx, kind := callFrameSection(f.File)
 	if idx < 0 {
 		return nil
 	}
 	return fdeCFA(a, func() []*cfi.FDE {
 		sec := f.Sections[idx]
-		data, err := sec.Data()
+		data, err := f.Data(sec)
 		if err != nil {
 			return nil
 		}
@@ -66,7 +67,7 @@ func callFrameSection(f *elf.File) (int, cfi.Kind) {
 // fdeCFA looks the CFA rule up in the FDEs load returns (called once, on
 // first use): the row of the FDE covering pc, when the CFA is a named
 // register plus an offset.
-func fdeCFA(a Arch, load func() []*cfi.FDE) CFAFunc {
+func fdeCFA(a arch.Arch, load func() []*cfi.FDE) CFAFunc {
 	var (
 		once sync.Once
 		fdes []*cfi.FDE
@@ -100,12 +101,6 @@ func fdeCFA(a Arch, load func() []*cfi.FDE) CFAFunc {
 	}
 }
 
-// DescribeCFA spells a CFA rule for messages.
-func DescribeCFA(a Arch, reg uint32, off int64) string {
-	n, _ := a.RegName(reg)
-	return fmt.Sprintf("%%%s%+d", n, off)
-}
-
 // relCFA is the CFAFunc of a relocatable object (a module): its
 // .debug_frame (else .eh_frame) holds FDE addresses as relocations against
 // the text sections. The SHF_ALLOC sections are laid out one after another
@@ -115,12 +110,12 @@ func DescribeCFA(a Arch, reg uint32, off int64) string {
 // by package sframe/cfi. The returned key function maps a site's (section,
 // offset) to the pc of that layout; nil when the object has no usable
 // call frame information.
-func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uint64, bool)) {
-	idx, kind := callFrameSection(f)
+func relCFA(f *elfobj.File, a arch.Arch) (CFAFunc, func(section string, off uint64) (uint64, bool)) {
+	idx, kind := callFrameSection(f.File)
 	if idx < 0 || f.Class != elf.ELFCLASS64 {
 		return nil, nil
 	}
-	base := elfrel.Layout(f, idx)
+	base := elfrel.Layout(f.File, idx)
 	byName := map[string]uint64{}
 	for i, s := range f.Sections {
 		if _, dup := byName[s.Name]; i != idx && s.Flags&elf.SHF_ALLOC != 0 && !dup {
@@ -132,7 +127,7 @@ func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uin
 		return b + off, ok
 	}
 	return fdeCFA(a, func() []*cfi.FDE {
-		data, err := relocated(f, idx, base)
+		data, _, err := f.Relocated(idx, func(i int) uint64 { return base[i] }, true)
 		if err != nil {
 			return nil
 		}
@@ -142,22 +137,4 @@ func relCFA(f *elf.File, a Arch) (CFAFunc, func(section string, off uint64) (uin
 		}
 		return res.FDEs
 	}), key
-}
-
-// relocated returns a copy of section idx of f with its RELA relocations
-// applied, section i being at address base[i].
-func relocated(f *elf.File, idx int, base []uint64) ([]byte, error) {
-	data, err := f.Sections[idx].Data()
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(nil), data...)
-	_, err = elfrel.Apply(f, idx, out, elfrel.Options{
-		SectionAddr: func(i int) uint64 { return base[i] },
-		Strict:      true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

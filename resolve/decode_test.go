@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"errors"
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestDecodeHandBTF(t *testing.T) {
 	if s, _ := d.Sites(func(id btf.TypeID) bool { return id != 6 }); len(s) != 0 {
 		t.Errorf("filter kept %d sites", len(s))
 	}
-	fetch := FetchArgs(ArchX86_64, []string{"sk", "val", "t"}, d.TypeInfos(sites[0].Func), sites[0].Params, 0, nil)
+	fetch := FetchArgs(arch.X86_64, []string{"sk", "val", "t"}, d.TypeInfos(sites[0].Func), sites[0].Params, 0, nil)
 	var args []string
 	for _, f := range fetch {
 		args = append(args, f.Name+"="+f.Arg)
@@ -138,7 +139,7 @@ func FuzzDecodeSites(f *testing.F) {
 			for i, p := range site.Func.Params {
 				names[i] = p.Name
 			}
-			FetchArgs(ArchX86_64, names, d.TypeInfos(site.Func), site.Params, 0, nil)
+			FetchArgs(arch.X86_64, names, d.TypeInfos(site.Func), site.Params, 0, nil)
 		}
 	})
 }

@@ -1,13 +1,14 @@
-// Package resolve owns everything between inline sites and a probe that can
-// be written: turning section offsets into absolute addresses (ELF section
-// addresses or the running kernel's /proc/kallsyms and /sys/module), naming
-// the caller+offset of each address from a symbol table, deciding whether a
-// kprobe can sit at an address (the kernel's kprobe blacklist rules), and
-// turning each parameter location into a fetch argument for kprobe_events,
-// bpftrace and perf probe. It also computes the traceability table of
-// "btfinline stats".
+// Package resolve owns everything between the inline sites of a .BTF.inline
+// and a probe that can be written: a Target (an object's BTF chain, where
+// its sections are, its symbols and kprobe rules, from files or the
+// running kernel), the places a kprobe for a function fires (inline sites
+// and out-of-line copies) with their absolute addresses, caller+offset and
+// traceability, the calling convention at a function's entry and the CFA
+// rule at a pc, and turning each parameter location into a fetch argument
+// for kprobe_events, bpftrace and perf probe. It also computes the
+// traceability table of "btfinline stats".
 //
-// It reads BTF through package btf only; it decodes the LOCSEC entries it
-// needs itself, filtered by function, so that resolving one function does
-// not decode every site of the kernel.
+// It imports btf, site, locsec, arch, ksym, ksys, kprobe, sframe/cfi,
+// dwarfsite (to mark nesting, which .BTF.inline does not record) and the
+// internal ELF packages.
 package resolve

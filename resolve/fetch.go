@@ -2,9 +2,9 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
 	"strings"
-
 )
 
 // CFAFunc returns the rule for the canonical frame address at a link-time
@@ -72,7 +72,7 @@ func btType(ti TypeInfo, size int) (cast, verb string) {
 // FetchArgs returns the fetch arguments for one site: one per parameter,
 // two for a value split over a register pair or a 9-16 byte value in
 // memory. pc is the site's link-time address (for cfa).
-func FetchArgs(a Arch, names []string, types []TypeInfo, locs []site.Location, pc uint64, cfa CFAFunc) []Fetch {
+func FetchArgs(a arch.Arch, names []string, types []TypeInfo, locs []site.Location, pc uint64, cfa CFAFunc) []Fetch {
 	used := map[string]bool{}
 	var out []Fetch
 	for i, name := range names {
@@ -124,7 +124,7 @@ func sanitize(s string) string {
 	return b.String()
 }
 
-func paramFetches(a Arch, field, param string, ti TypeInfo, loc site.Location, pc uint64, cfa CFAFunc, used map[string]bool) []Fetch {
+func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Location, pc uint64, cfa CFAFunc, used map[string]bool) []Fetch {
 	f := Fetch{Name: field, Param: param, Type: ti.Name, Loc: DescribeLocation(loc)}
 	size := ti.Size
 	if size == 0 {

@@ -1,9 +1,9 @@
 package resolve
 
 import (
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
 	"testing"
-
 )
 
 func TestFetchArgs(t *testing.T) {
@@ -14,7 +14,7 @@ func TestFetchArgs(t *testing.T) {
 	cfa := func(pc uint64) (uint32, int64, bool) { return 7, 96, pc == 0x1000 }
 	for _, tc := range []struct {
 		name       string
-		arch       Arch
+		arch       arch.Arch
 		ti         TypeInfo
 		loc        site.Location
 		pc         uint64
@@ -22,24 +22,24 @@ func TestFetchArgs(t *testing.T) {
 		bpftrace   string
 		wantFields int
 	}{
-		{"reg", ArchX86_64, ptr, site.Location{Kind: site.LocReg, Reg: 3}, 0, "%bx:x64", `(uint64)reg("bx")`, 1},
-		{"reg r12", ArchX86_64, u32, site.Location{Kind: site.LocReg, Reg: 12}, 0, "%r12:u32", `(uint32)reg("r12")`, 1},
-		{"xmm", ArchX86_64, u32, site.Location{Kind: site.LocReg, Reg: 17}, 0, "", "", 1},
-		{"mem", ArchX86_64, s16, site.Location{Kind: site.LocMem, Reg: 7, Offset: 8}, 0, "+8(%sp):s16", `*(int16*)(reg("sp") +8)`, 1},
-		{"mem neg", ArchX86_64, u32, site.Location{Kind: site.LocMem, Reg: 6, Offset: -20}, 0, "-20(%bp):u32", `*(uint32*)(reg("bp") -20)`, 1},
-		{"const", ArchX86_64, u32, site.Location{Kind: site.LocConst, Value: 10}, 0, `\0xa:u32`, "(uint32)10", 1},
-		{"const neg", ArchX86_64, s16, site.Location{Kind: site.LocConst, Value: 0xfffffffffffffffe, Signed: true}, 0, `\0xfffe:s16`, "(int16)-2", 1},
-		{"addr", ArchX86_64, ptr, site.Location{Kind: site.LocAddr, Value: 0xffffffff82a00000}, 0, `\0xffffffff82a00000:x64`, "(uint64)0xffffffff82a00000", 1},
-		{"pair", ArchX86_64, pair, site.Location{Kind: site.LocRegPair, Reg: 0, Reg2: 1}, 0, "%ax:x64", `reg("ax")`, 2},
-		{"regoff0", ArchX86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: 7}, 0, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
-		{"regoff", ArchX86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: 7, Offset: 16}, 0, "", `(uint64)(reg("sp") +16)`, 1},
-		{"fbreg cfa", ArchX86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: site.FBReg, Offset: -96}, 0x1000, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
-		{"fbreg mem", ArchX86_64, u32, site.Location{Kind: site.LocMem, Reg: site.FBReg, Offset: -80}, 0x1000, "+16(%sp):u32", `*(uint32*)(reg("sp") +16)`, 1},
-		{"fbreg no cfa", ArchX86_64, u32, site.Location{Kind: site.LocMem, Reg: site.FBReg, Offset: -80}, 0x2000, "", "", 1},
-		{"unavailable", ArchX86_64, u32, site.Location{}, 0, "", "", 1},
-		{"arm64 reg", ArchARM64, ptr, site.Location{Kind: site.LocReg, Reg: 19}, 0, "%x19:x64", `(uint64)reg("r19")`, 1},
-		{"arm64 sp", ArchARM64, u32, site.Location{Kind: site.LocMem, Reg: 31, Offset: 40}, 0, "+40(%sp):u32", `*(uint32*)(reg("sp") +40)`, 1},
-		{"arm64 fp reg", ArchARM64, u32, site.Location{Kind: site.LocReg, Reg: 64}, 0, "", "", 1},
+		{"reg", arch.X86_64, ptr, site.Location{Kind: site.LocReg, Reg: 3}, 0, "%bx:x64", `(uint64)reg("bx")`, 1},
+		{"reg r12", arch.X86_64, u32, site.Location{Kind: site.LocReg, Reg: 12}, 0, "%r12:u32", `(uint32)reg("r12")`, 1},
+		{"xmm", arch.X86_64, u32, site.Location{Kind: site.LocReg, Reg: 17}, 0, "", "", 1},
+		{"mem", arch.X86_64, s16, site.Location{Kind: site.LocMem, Reg: 7, Offset: 8}, 0, "+8(%sp):s16", `*(int16*)(reg("sp") +8)`, 1},
+		{"mem neg", arch.X86_64, u32, site.Location{Kind: site.LocMem, Reg: 6, Offset: -20}, 0, "-20(%bp):u32", `*(uint32*)(reg("bp") -20)`, 1},
+		{"const", arch.X86_64, u32, site.Location{Kind: site.LocConst, Value: 10}, 0, `\0xa:u32`, "(uint32)10", 1},
+		{"const neg", arch.X86_64, s16, site.Location{Kind: site.LocConst, Value: 0xfffffffffffffffe, Signed: true}, 0, `\0xfffe:s16`, "(int16)-2", 1},
+		{"addr", arch.X86_64, ptr, site.Location{Kind: site.LocAddr, Value: 0xffffffff82a00000}, 0, `\0xffffffff82a00000:x64`, "(uint64)0xffffffff82a00000", 1},
+		{"pair", arch.X86_64, pair, site.Location{Kind: site.LocRegPair, Reg: 0, Reg2: 1}, 0, "%ax:x64", `reg("ax")`, 2},
+		{"regoff0", arch.X86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: 7}, 0, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
+		{"regoff", arch.X86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: 7, Offset: 16}, 0, "", `(uint64)(reg("sp") +16)`, 1},
+		{"fbreg cfa", arch.X86_64, ptr, site.Location{Kind: site.LocRegOffset, Reg: site.FBReg, Offset: -96}, 0x1000, "%sp:x64", `(uint64)(reg("sp") +0)`, 1},
+		{"fbreg mem", arch.X86_64, u32, site.Location{Kind: site.LocMem, Reg: site.FBReg, Offset: -80}, 0x1000, "+16(%sp):u32", `*(uint32*)(reg("sp") +16)`, 1},
+		{"fbreg no cfa", arch.X86_64, u32, site.Location{Kind: site.LocMem, Reg: site.FBReg, Offset: -80}, 0x2000, "", "", 1},
+		{"unavailable", arch.X86_64, u32, site.Location{}, 0, "", "", 1},
+		{"arm64 reg", arch.ARM64, ptr, site.Location{Kind: site.LocReg, Reg: 19}, 0, "%x19:x64", `(uint64)reg("r19")`, 1},
+		{"arm64 sp", arch.ARM64, u32, site.Location{Kind: site.LocMem, Reg: 31, Offset: 40}, 0, "+40(%sp):u32", `*(uint32*)(reg("sp") +40)`, 1},
+		{"arm64 fp reg", arch.ARM64, u32, site.Location{Kind: site.LocReg, Reg: 64}, 0, "", "", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := FetchArgs(tc.arch, []string{"p"}, []TypeInfo{tc.ti}, []site.Location{tc.loc}, tc.pc, cfa)
@@ -60,7 +60,7 @@ func TestFetchArgs(t *testing.T) {
 }
 
 func TestFieldNamesUnique(t *testing.T) {
-	f := FetchArgs(ArchX86_64, []string{"a", "a", "", "1x"}, make([]TypeInfo, 4), make([]site.Location, 4), 0, nil)
+	f := FetchArgs(arch.X86_64, []string{"a", "a", "", "1x"}, make([]TypeInfo, 4), make([]site.Location, 4), 0, nil)
 	var names []string
 	for _, x := range f {
 		names = append(names, x.Name)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"github.com/btfinline/btfinline/ksym"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -29,7 +30,7 @@ func TestSymTabVsNm(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				st, err := ELFSymTab(f)
+				st, err := ksym.ELFSymTab(f)
 				if err != nil {
 					t.Fatal(err)
 				}

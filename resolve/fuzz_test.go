@@ -1,8 +1,11 @@
 package resolve
 
 import (
-	"bytes"
 	"debug/elf"
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/kprobe"
+	"github.com/btfinline/btfinline/ksym"
 	"os"
 	"testing"
 )
@@ -21,19 +24,19 @@ func FuzzELFRules(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ef, err := elf.NewFile(bytes.NewReader(data))
+		ef, err := elfobj.New(data)
 		if err != nil {
 			return
 		}
-		a, err := ArchFromELF(ef.Machine)
+		a, err := arch.FromELF(ef.Machine)
 		if err != nil {
 			return
 		}
-		es, err := ReadELFSymbols(ef, MarkerNames())
+		es, err := ksym.ReadELFSymbols(ef.File, kprobe.MarkerNames())
 		if err != nil {
 			return
 		}
-		r, err := ELFRules(ef, a, es.Funcs, es.Markers)
+		r, err := kprobe.ELFRules(ef, a, es.Funcs, es.Markers)
 		if err == nil {
 			r.Check(".text", 0, "x.isra.0")
 		}

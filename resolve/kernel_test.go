@@ -3,6 +3,7 @@ package resolve
 import (
 	"bufio"
 	"bytes"
+	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
 	"io"
 	"os"
@@ -79,7 +80,7 @@ type perfProbe struct {
 
 // perfProbes runs perf probe -D for fn with $params and parses
 // "p:probe/FN SYM+DEC name=fetch:type ..." lines.
-func perfProbes(t *testing.T, vmlinux, fn string, syms *SymTab) []perfProbe {
+func perfProbes(t *testing.T, vmlinux, fn string, syms *ksym.SymTab) []perfProbe {
 	perf := testutil.SystemTool(t, "perf")
 	out, err := exec.Command(perf, "probe", "-k", vmlinux, "-D", fn+" $params", "--max-probes=4096").Output()
 	if err != nil {

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
@@ -65,7 +66,7 @@ func TestDeadWeakFixture(t *testing.T) {
 	for i, s := range sites {
 		want := ""
 		if s.Caller == "" {
-			want = deadCodeReason
+			want = kprobe.DeadCodeReason
 		}
 		if notrace[i] != want {
 			t.Errorf("%#x in %q: notrace %q, want %q", s.Addr, s.Caller, notrace[i], want)
@@ -94,7 +95,7 @@ func checkModulePatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 			}
 			// Every table entry became a point.
 			entries := map[string]int{}
-			for sec, pts := range tg.Rules.points {
+			for sec, pts := range tg.Rules.PatchSites() {
 				for _, p := range pts {
 					if tg.elf.Section(sec) == nil {
 						t.Errorf("point in unknown section %q", sec)

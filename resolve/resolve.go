@@ -2,6 +2,8 @@ package resolve
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
 	"sort"
 	"strings"
@@ -80,7 +82,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 			return nil, err
 		}
 	}
-	var copies []Symbol
+	var copies []ksym.Symbol
 	if t.Syms != nil {
 		copies = t.Syms.Clones(name)
 	}
@@ -240,7 +242,7 @@ func selectArgs(params []site.Param, args []string) ([]int, error) {
 // entryFetches fetches parameters at a function's first instruction from
 // the calling convention's argument registers and stack slots
 // (entryLocations, abi.go).
-func entryFetches(a Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo, sel []int) []Fetch {
+func entryFetches(a arch.Arch, spec *btf.Spec, params []site.Param, infos []TypeInfo, sel []int) []Fetch {
 	locs := entryLocations(a, spec, params, infos)
 	names := make([]string, len(sel))
 	types := make([]TypeInfo, len(sel))

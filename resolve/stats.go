@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
 	"io"
 	"strings"
@@ -53,17 +54,17 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	if rules == nil {
 		return nil, errors.New("stats needs the traceability rules of the kernel image")
 	}
-	if rules.ftrace == nil {
+	if !rules.HasFtraceTable() {
 		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
 	}
-	hasSite := func(s Symbol) bool { return rules.hasFtrace(s.Section, s.Addr, s.Addr+max(s.Size, 1)) }
+	hasSite := func(s ksym.Symbol) bool { return rules.HasFtrace(s.Section, s.Addr, s.Addr+max(s.Size, 1)) }
 	exec := map[string]bool{}
 	for _, s := range t.elf.Sections {
 		if s.Flags&elf.SHF_EXECINSTR != 0 {
 			exec[s.Name] = true
 		}
 	}
-	init := func(s Symbol) bool {
+	init := func(s ksym.Symbol) bool {
 		return strings.HasPrefix(s.Section, ".init") || strings.HasPrefix(s.Section, ".exit")
 	}
 
@@ -85,10 +86,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 		if !exec[s.Section] || s.Name == "" {
 			continue
 		}
-		base, clone := s.Name, false
-		if j := strings.IndexByte(s.Name, '.'); j > 0 && isCloneSuffix(s.Name[j+1:]) {
-			base, clone = s.Name[:j], true
-		}
+		base, clone := ksym.CloneBase(s.Name)
 		i := get(base)
 		if clone {
 			i.clone = true

@@ -2,9 +2,13 @@ package resolve
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/kprobe"
+	"github.com/btfinline/btfinline/ksym"
+	"github.com/btfinline/btfinline/ksys"
 	"github.com/btfinline/btfinline/site"
 	"os"
 	"path/filepath"
@@ -16,11 +20,11 @@ import (
 
 // Options selects what to inspect.
 type Options struct {
-	File    string   // ELF with .BTF.inline, or a detached .BTF.inline blob
-	Bases   []string // -B: base chain, root first; an ELF base also gives symbols
-	Running bool     // /sys/kernel/btf + /proc/kallsyms
-	Module  string   // with Running: vmlinux (default) or a module name
-	Sys     System   // root of /proc and /sys (tests use a fake tree)
+	File    string      // ELF with .BTF.inline, or a detached .BTF.inline blob
+	Bases   []string    // -B: base chain, root first; an ELF base also gives symbols
+	Running bool        // /sys/kernel/btf + /proc/kallsyms
+	Module  string      // with Running: vmlinux (default) or a module name
+	Sys     ksys.System // root of /proc and /sys (tests use a fake tree)
 	// NoInline lets an ELF without .BTF.inline open (Spec is then its
 	// .BTF); for "stats" without inline sites.
 	NoInline bool
@@ -30,11 +34,11 @@ type Options struct {
 // symbols and the kprobe rules.
 type Target struct {
 	Name    string
-	Arch    Arch
-	Spec    *btf.Spec // .BTF.inline on top of its chain
-	Main    *btf.Spec // the object's own .BTF (Spec.Base())
-	Syms    *SymTab   // nil: no symbols, so no addresses
-	Rules   *Rules
+	Arch    arch.Arch
+	Spec    *btf.Spec    // .BTF.inline on top of its chain
+	Main    *btf.Spec    // the object's own .BTF (Spec.Base())
+	Syms    *ksym.SymTab // nil: no symbols, so no addresses
+	Rules   *kprobe.Rules
 	Rel     bool // relocatable object: addresses are section offsets
 	Running bool
 	CFA     CFAFunc
@@ -47,8 +51,8 @@ type Target struct {
 	// Notes are caveats to print once (stderr or a JSON field).
 	Notes []string
 
-	module  bool      // a kernel module: probe points are MOD:sym+off
-	elf     *elf.File // the ELF giving symbols and sections, if any
+	module  bool         // a kernel module: probe points are MOD:sym+off
+	elf     *elfobj.File // the ELF giving symbols and sections, if any
 	elfPath string
 	markers map[string]uint64 // marker symbols of that ELF
 
@@ -99,9 +103,9 @@ func (t *Target) check() error {
 	return NewDecoder(t.Spec).Check(64)
 }
 
-func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
+func loadBases(paths []string) (*btf.Spec, *elfobj.File, string, error) {
 	var base *btf.Spec
-	var ef *elf.File
+	var ef *elfobj.File
 	var efPath string
 	for _, p := range paths {
 		if ef != nil {
@@ -111,11 +115,11 @@ func loadBases(paths []string) (*btf.Spec, *elf.File, string, error) {
 		if btf.IsELF(p) {
 			// Keep the ELF open: if it is the last base, its symbol
 			// table and section addresses place the sites.
-			f, err := elf.Open(p)
+			f, err := elfobj.Open(p)
 			if err != nil {
 				return nil, nil, "", err
 			}
-			s, err := btf.LoadELFSection(f, ".BTF", base)
+			s, err := btf.LoadELFSection(f.File, ".BTF", base)
 			if err != nil {
 				f.Close()
 				return nil, nil, "", fmt.Errorf("base %s: %w", p, err)
@@ -139,7 +143,7 @@ func openFile(o Options) (*Target, error) {
 		return nil, err
 	}
 	if btf.IsELF(o.File) {
-		f, err := elf.Open(o.File)
+		f, err := elfobj.Open(o.File)
 		if err != nil {
 			return nil, err
 		}
@@ -147,13 +151,13 @@ func openFile(o Options) (*Target, error) {
 		if !hasInline && !o.NoInline {
 			return nil, fmt.Errorf("%s has no .BTF.inline section (write one with \"btfinline encode\")", o.File)
 		}
-		main, err := btf.LoadELFSection(f, ".BTF", base)
+		main, err := btf.LoadELFSection(f.File, ".BTF", base)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.File, err)
 		}
 		spec := main
 		if hasInline {
-			if spec, err = btf.LoadELFSection(f, ".BTF.inline", main); err != nil {
+			if spec, err = btf.LoadELFSection(f.File, ".BTF.inline", main); err != nil {
 				return nil, fmt.Errorf("%s: %w", o.File, err)
 			}
 		}
@@ -176,7 +180,7 @@ func openFile(o Options) (*Target, error) {
 	t.Name = objName(symPath, o.File)
 	if symELF == nil {
 		t.Notes = append(t.Notes, "no ELF with symbols in the input (give the object as the last -B): sites are shown as section+offset, without addresses")
-		t.Arch = ArchX86_64
+		t.Arch = arch.X86_64
 		t.base = func(sec string) (uint64, error) { return 0, errors.New("no ELF section addresses") }
 		return t, nil
 	}
@@ -219,11 +223,9 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 			mod = t.Name
 		}
 		t.Name = mod
-		if want, err := buildID(t.elf); err == nil && want != "" {
-			if got, err := os.ReadFile(sys.path(filepath.Join("/sys/module", mod, "notes", ".note.gnu.build-id"))); err == nil {
-				if id, _ := parseBuildIDNote(got, t.elf.ByteOrder); id != "" && id != want {
-					return &StaleError{fmt.Sprintf("module %s is build %s, %s is %s", mod, id, path, want)}
-				}
+		if want, err := t.elf.BuildID(); err == nil && want != "" {
+			if id := sys.BuildID(mod, t.elf.ByteOrder); id != "" && id != want {
+				return &StaleError{fmt.Sprintf("module %s is build %s, %s is %s", mod, id, path, want)}
 			}
 		}
 		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
@@ -237,11 +239,9 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 	if !t.textOK {
 		return errors.New("the ELF has no _stext, _text or .text to relocate from")
 	}
-	if want, err := buildID(t.elf); err == nil && want != "" {
-		if notes, err := os.ReadFile(sys.path("/sys/kernel/notes")); err == nil {
-			if id, _ := parseBuildIDNote(notes, t.elf.ByteOrder); id != "" && id != want {
-				return &StaleError{fmt.Sprintf("the running kernel is build %s, %s is %s", id, path, want)}
-			}
+	if want, err := t.elf.BuildID(); err == nil && want != "" {
+		if id := sys.BuildID("vmlinux", t.elf.ByteOrder); id != "" && id != want {
+			return &StaleError{fmt.Sprintf("the running kernel is build %s, %s is %s", id, path, want)}
 		}
 	}
 	slide := run - t.textBase
@@ -274,42 +274,6 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 	return nil
 }
 
-// buildID returns the hex NT_GNU_BUILD_ID of f, "" if it has none.
-func buildID(f *elf.File) (string, error) {
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOTE {
-			continue
-		}
-		d, err := s.Data()
-		if err != nil {
-			return "", err
-		}
-		if id, ok := parseBuildIDNote(d, f.ByteOrder); ok {
-			return id, nil
-		}
-	}
-	return "", nil
-}
-
-// parseBuildIDNote finds the GNU build-id note in a note section's bytes.
-func parseBuildIDNote(d []byte, bo binary.ByteOrder) (string, bool) {
-	for len(d) >= 12 {
-		nsz, dsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
-		n := 12 + int(align4(nsz))
-		end := n + int(align4(dsz))
-		if nsz > 1<<16 || dsz > 1<<16 || end > len(d) {
-			return "", false
-		}
-		if typ == 3 && nsz == 4 && string(d[12:15]) == "GNU" {
-			return fmt.Sprintf("%x", d[n:n+int(dsz)]), true
-		}
-		d = d[end:]
-	}
-	return "", false
-}
-
-func align4(x uint32) uint32 { return (x + 3) &^ 3 }
-
 func objName(paths ...string) string {
 	for _, p := range paths {
 		if p != "" {
@@ -323,20 +287,20 @@ func objName(paths ...string) string {
 	return ""
 }
 
-func (t *Target) fromELF(f *elf.File) error {
-	a, err := ArchFromELF(f.Machine)
+func (t *Target) fromELF(f *elfobj.File) error {
+	a, err := arch.FromELF(f.Machine)
 	if err != nil {
 		return err
 	}
 	t.Arch = a
 	t.Rel = f.Type == elf.ET_REL
-	es, err := ReadELFSymbols(f, MarkerNames())
+	es, err := ksym.ReadELFSymbols(f.File, kprobe.MarkerNames())
 	if err != nil {
 		return fmt.Errorf("symbol table: %w", err)
 	}
 	t.Syms = es.Funcs
 	t.elf, t.markers = f, es.Markers
-	if t.Rules, err = ELFRules(f, a, es.Funcs, es.Markers); err != nil {
+	if t.Rules, err = kprobe.ELFRules(f, a, es.Funcs, es.Markers); err != nil {
 		return err
 	}
 	t.base = func(sec string) (uint64, error) {
@@ -356,7 +320,7 @@ func (t *Target) fromELF(f *elf.File) error {
 		if ok && stext != 0 {
 			t.addrBase = stext
 		} else {
-			t.addrBase = locsec.ObjectBase(f)
+			t.addrBase = locsec.ObjectBase(f.File)
 		}
 		t.addrOK, t.slideOK = true, true
 		if ok {
@@ -395,8 +359,8 @@ func openRunning(o Options) (*Target, error) {
 	if mod == "" {
 		mod = "vmlinux"
 	}
-	t := &Target{Name: mod, Running: true, Arch: HostArch()}
-	if t.Arch == ArchUnknown {
+	t := &Target{Name: mod, Running: true, Arch: arch.Host()}
+	if t.Arch == arch.Unknown {
 		return nil, errors.New("--running: unsupported host architecture")
 	}
 	k, err := sys.Kallsyms()
@@ -423,7 +387,7 @@ func openRunning(o Options) (*Target, error) {
 	t.Main = main
 	t.module = mod != "vmlinux"
 	t.Syms = k.SymTab(mod)
-	if t.Rules, err = RunningRules(sys, k, t.Arch, t.Syms); err != nil {
+	if t.Rules, err = kprobe.RunningRules(sys, k, t.Arch, t.Syms); err != nil {
 		return nil, err
 	}
 	t.Notes = append(t.Notes, t.Rules.Notes...)

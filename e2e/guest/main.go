@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/btfinline/btfinline/kprobe"
 	"io"
 	"os"
 	"regexp"
@@ -26,7 +27,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/btfinline/btfinline/resolve"
 )
 
 const tracing = "/sys/kernel/tracing"
@@ -486,7 +486,7 @@ func judgeCmd(args []string) error {
 		if err != nil {
 			why = refusal(err, kmsg, bl, addr)
 			if runtime.GOARCH == "arm64" && errors.Is(err, syscall.EINVAL) && strings.Contains(why, "no message") {
-				if r := resolve.ARM64Refusal(kcore.read(addr-4*resolve.ARM64AtomicWindow, 4*(resolve.ARM64AtomicWindow+1)), siteOffset(f[2])); r != "" {
+				if r := kprobe.ARM64Refusal(kcore.read(addr-4*kprobe.ARM64AtomicWindow, 4*(kprobe.ARM64AtomicWindow+1)), siteOffset(f[2])); r != "" {
 					why = "EINVAL: " + r
 				}
 			}

@@ -277,4 +277,3 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
-

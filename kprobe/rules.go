@@ -1,8 +1,12 @@
-package resolve
+package kprobe
 
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/ksym"
+	"github.com/btfinline/btfinline/ksys"
 	"sort"
 	"strings"
 	"sync"
@@ -34,7 +38,7 @@ type Rules struct {
 	// calls, BUG()s), by section ("" in a linked object), each sorted by
 	// address and searched by bisection.
 	points map[string][]Region
-	syms   *SymTab
+	syms   *ksym.SymTab
 	// ftrace holds the ftrace call sites by section ("" in a linked
 	// object), sorted; nil when unknown. ftraceNames, for a running kernel
 	// read without its ELF, the names of the functions that have one.
@@ -44,6 +48,10 @@ type Rules struct {
 	// blacklist was unreadable); printed once by the commands.
 	Notes []string
 }
+
+// PatchSites returns the patch-site regions (jump labels, static calls,
+// BUG()s) by section ("" in a linked object), each sorted by address.
+func (r *Rules) PatchSites() map[string][]Region { return r.points }
 
 func (r *Rules) add(sec string, start, end uint64, why string) {
 	if end > start {
@@ -60,9 +68,6 @@ func (r *Rules) sort() {
 		return a.Start < b.Start
 	})
 }
-
-// Regions returns the refused regions, sorted.
-func (r *Rules) Regions() []Region { return r.regions }
 
 // Check returns why a kprobe cannot be placed at addr (in section, for
 // relocatable objects) inside function caller, or "" when it can.
@@ -83,14 +88,14 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 		}
 	}
 	// The function around addr, looked up once for the rules below.
-	var fn Symbol
+	var fn ksym.Symbol
 	var fnOff uint64
 	found := false
 	if r.syms != nil {
 		fn, fnOff, found = r.syms.Lookup(section, addr)
 	}
 	if r.linked && !found {
-		return deadCodeReason
+		return DeadCodeReason
 	}
 	if why := r.checkNotrace(section, caller, fn, found); why != "" {
 		return why
@@ -139,7 +144,7 @@ type altPatch struct {
 // 15), whose alt_offset names a function that writes the code, and entries
 // whose lengths differ are skipped. A module's entries are relocations
 // (R_AARCH64_PREL32), applied on elfrel's layout.
-func arm64Alternatives(f *elf.File) []altPatch {
+func arm64Alternatives(f *elfobj.File) []altPatch {
 	idx := -1
 	for i, s := range f.Sections {
 		if s.Name == ".altinstructions" && s.Type == elf.SHT_PROGBITS {
@@ -150,18 +155,17 @@ func arm64Alternatives(f *elf.File) []altPatch {
 		return nil
 	}
 	s := f.Sections[idx]
-	data, err := sectionBytes(s, 0, s.Size)
+	data, err := f.Range(s, 0, s.Size)
 	if err != nil {
 		return nil
 	}
-	var base []uint64
 	at := func(i int) uint64 { return f.Sections[i].Addr }
 	if f.Type == elf.ET_REL {
-		base = elfrel.Layout(f, -1)
-		if _, err := elfrel.Apply(f, idx, data, elfrel.Options{SectionAddr: func(i int) uint64 { return base[i] }}); err != nil {
+		base := elfrel.Layout(f.File, -1)
+		at = func(i int) uint64 { return base[i] }
+		if data, _, err = f.Relocated(idx, at, false); err != nil {
 			return nil
 		}
-		at = func(i int) uint64 { return base[i] }
 	}
 	bo := f.ByteOrder
 	self := at(idx)
@@ -173,12 +177,12 @@ func arm64Alternatives(f *elf.File) []altPatch {
 		if feat&0x8000 != 0 || olen != alen || olen == 0 || olen%4 != 0 {
 			continue
 		}
-		oi, ooff, ok1 := execSectionAt(f, at, orig, olen)
-		ai, aoff, ok2 := execSectionAt(f, at, alt, alen)
+		oi, ooff, ok1 := execSectionAt(f.File, at, orig, olen)
+		ai, aoff, ok2 := execSectionAt(f.File, at, alt, alen)
 		if !ok1 || !ok2 {
 			continue
 		}
-		repl, err := sectionBytes(f.Sections[ai], aoff, alen)
+		repl, err := f.Range(f.Sections[ai], aoff, alen)
 		if err != nil {
 			continue
 		}
@@ -219,12 +223,12 @@ func execSectionAt(f *elf.File, at func(int) uint64, a, n uint64) (int, uint64, 
 // when alternatives overlap them, as the kernel patches them (nil
 // otherwise). Which alternatives apply depends on the CPU; taking both
 // versions can only refuse more.
-func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byte) {
+func elfText(f *elfobj.File) func(section string, addr uint64) (orig, patched []byte) {
 	cache := map[*elf.Section][]byte{}
 	data := func(s *elf.Section) []byte {
 		d, ok := cache[s]
 		if !ok {
-			d, _ = sectionBytes(s, 0, s.Size)
+			d, _ = f.Range(s, 0, s.Size)
 			cache[s] = d
 		}
 		return d
@@ -243,7 +247,7 @@ func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byt
 					break
 				}
 			}
-		} else if i, o, ok := execSectionAt(f, func(i int) uint64 { return f.Sections[i].Addr }, addr, 4); ok {
+		} else if i, o, ok := execSectionAt(f.File, func(i int) uint64 { return f.Sections[i].Addr }, addr, 4); ok {
 			sec, off = f.Sections[i], o
 		}
 		if sec == nil {
@@ -289,13 +293,13 @@ func elfText(f *elf.File) func(section string, addr uint64) (orig, patched []byt
 	}
 }
 
-// deadCodeReason: in a linked kernel image every C function has a sized
+// DeadCodeReason: in a linked kernel image every C function has a sized
 // symbol, except a __weak definition another object overrides: the linker
 // drops its symbol but keeps its code (on the Debian 6.1 vmlinux, 91 sites
 // in pcpu_populate_pte, bpf_jit_free, free_initmem and others). The kernel
 // accepts a kprobe there (kallsyms attributes the address to the function
 // before it), but nothing calls the code: the probe never fires.
-const deadCodeReason = "dead code: no function symbol covers it (an overridden __weak definition), a kprobe here never fires"
+const DeadCodeReason = "dead code: no function symbol covers it (an overridden __weak definition), a kprobe here never fires"
 
 func (r *Rules) within(section string, addr uint64) string {
 	key := ""
@@ -329,25 +333,25 @@ func (r *Rules) within(section string, addr uint64) string {
 var markerPairs = []struct {
 	start, end string
 	why        string
-	arch       Arch // ArchUnknown = all
+	arch       arch.Arch // ArchUnknown = all
 }{
-	{"__kprobes_text_start", "__kprobes_text_end", "__kprobes (.kprobes.text)", ArchUnknown},
-	{"__noinstr_text_start", "__noinstr_text_end", "noinstr (.noinstr.text)", ArchUnknown},
-	{"__entry_text_start", "__entry_text_end", "entry text (arch kprobe blacklist)", ArchUnknown},
-	{"__irqentry_text_start", "__irqentry_text_end", "irqentry text (arm64 kprobe blacklist)", ArchARM64},
-	{"__idmap_text_start", "__idmap_text_end", "idmap text (arm64 kprobe blacklist)", ArchARM64},
-	{"__hyp_text_start", "__hyp_text_end", "hyp text (arm64 kprobe blacklist)", ArchARM64},
-	{"__hibernate_exit_text_start", "__hibernate_exit_text_end", "hibernate exit text (arm64 kprobe blacklist)", ArchARM64},
-	{"_sinittext", "_einittext", "init text (freed after boot)", ArchUnknown},
+	{"__kprobes_text_start", "__kprobes_text_end", "__kprobes (.kprobes.text)", arch.Unknown},
+	{"__noinstr_text_start", "__noinstr_text_end", "noinstr (.noinstr.text)", arch.Unknown},
+	{"__entry_text_start", "__entry_text_end", "entry text (arch kprobe blacklist)", arch.Unknown},
+	{"__irqentry_text_start", "__irqentry_text_end", "irqentry text (arm64 kprobe blacklist)", arch.ARM64},
+	{"__idmap_text_start", "__idmap_text_end", "idmap text (arm64 kprobe blacklist)", arch.ARM64},
+	{"__hyp_text_start", "__hyp_text_end", "hyp text (arm64 kprobe blacklist)", arch.ARM64},
+	{"__hibernate_exit_text_start", "__hibernate_exit_text_end", "hibernate exit text (arm64 kprobe blacklist)", arch.ARM64},
+	{"_sinittext", "_einittext", "init text (freed after boot)", arch.Unknown},
 }
 
 // ELFRules derives the rules from an ELF file: for vmlinux the marker
 // symbols and the _kprobe_blacklist array (NOKPROBE_SYMBOL); for a module
 // (ET_REL) its .kprobes.text, .noinstr.text, init/exit sections and its
 // relocated _kprobe_blacklist section. funcs is f's function symbol table.
-func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*Rules, error) {
+func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[string]uint64) (*Rules, error) {
 	r := &Rules{rel: f.Type == elf.ET_REL, linked: f.Type != elf.ET_REL && funcs != nil, syms: funcs}
-	if a == ArchARM64 {
+	if a == arch.ARM64 {
 		r.text = elfText(f)
 	}
 	if r.rel {
@@ -369,10 +373,10 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 		if err := r.relBlacklist(f, funcs); err != nil {
 			return nil, err
 		}
-		if err := r.relPatchSites(f); err != nil {
+		if err := r.relPatchSites(f.File); err != nil {
 			return nil, err
 		}
-		ft, err := relFtraceLocations(f)
+		ft, err := relFtraceLocations(f.File)
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +390,7 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 	}
 	addr := markers
 	for _, m := range markerPairs {
-		if m.arch != ArchUnknown && m.arch != a {
+		if m.arch != arch.Unknown && m.arch != a {
 			continue
 		}
 		s, ok1 := addr[m.start]
@@ -404,7 +408,7 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 		start, stop, ok1, ok2 = sec.Addr, sec.Addr+sec.Size, true, true
 	}
 	if ok1 && ok2 && stop > start {
-		words, err := readAddrs(f, start, stop)
+		words, err := f.Pointers(start, stop)
 		if err != nil {
 			return nil, fmt.Errorf("_kprobe_blacklist: %w", err)
 		}
@@ -435,7 +439,7 @@ func ELFRules(f *elf.File, a Arch, funcs *SymTab, markers map[string]uint64) (*R
 // (jump_label_text_reserved), inline static-call sites
 // (static_call_text_reserved) and BUG() traps (find_bug). All three tables
 // hold 32-bit offsets relative to the entry's own address.
-func (r *Rules) patchSites(f *elf.File, markers map[string]uint64) error {
+func (r *Rules) patchSites(f *elfobj.File, markers map[string]uint64) error {
 	// The kernel refuses addresses inside the patched instruction (2 or 5
 	// bytes on x86-64, decoded at run time). Probe addresses are
 	// instruction starts, so only the first byte can match: a one-byte
@@ -457,7 +461,7 @@ func (r *Rules) patchSites(f *elf.File, markers map[string]uint64) error {
 		if !ok1 || !ok2 || stop <= start {
 			continue
 		}
-		data, err := readRange(f, start, stop)
+		data, err := f.AddrRange(start, stop)
 		if err != nil {
 			return fmt.Errorf("%s: %w", tb.start, err)
 		}
@@ -567,73 +571,9 @@ func MarkerNames() map[string]bool {
 	return m
 }
 
-// readRange reads the bytes at [start, stop) of a linked ELF.
-func readRange(f *elf.File, start, stop uint64) ([]byte, error) {
-	for _, s := range f.Sections {
-		if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || start < s.Addr || stop > s.Addr+s.Size {
-			continue
-		}
-		return sectionBytes(s, start-s.Addr, stop-start)
-	}
-	return nil, fmt.Errorf("range %#x-%#x is in no section", start, stop)
-}
-
-// sectionBytes reads n bytes at off of section s, refusing ranges past the
-// bytes the file holds (a corrupt header must not cost an allocation
-// larger than the input) and compressed sections (never allocated ones).
-func sectionBytes(s *elf.Section, off, n uint64) ([]byte, error) {
-	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		return nil, fmt.Errorf("section %s is compressed", s.Name)
-	}
-	if off > s.FileSize || n > s.FileSize-off {
-		return nil, fmt.Errorf("section %s: %d bytes at %#x past its %d bytes in the file", s.Name, n, off, s.FileSize)
-	}
-	// The header's size is not the file's: the last byte must be there
-	// before the buffer is allocated.
-	if n > 0 {
-		var last [1]byte
-		if _, err := s.ReadAt(last[:], int64(off+n-1)); err != nil {
-			return nil, fmt.Errorf("section %s: %d bytes at %#x: past the end of the file", s.Name, n, off)
-		}
-	}
-	b := make([]byte, n)
-	if _, err := s.ReadAt(b, int64(off)); err != nil {
-		return nil, fmt.Errorf("section %s at %#x: %w", s.Name, off, err)
-	}
-	return b, nil
-}
-
-// readAddrs reads the pointer-sized words in [start, stop) of a linked ELF.
-func readAddrs(f *elf.File, start, stop uint64) ([]uint64, error) {
-	for _, s := range f.Sections {
-		if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_ALLOC == 0 || start < s.Addr || stop > s.Addr+s.Size {
-			continue
-		}
-		n := stop - start
-		if n > s.Size || n%8 != 0 {
-			return nil, fmt.Errorf("range %#x-%#x is not a whole number of addresses", start, stop)
-		}
-		b, err := sectionBytes(s, start-s.Addr, n)
-		if err != nil {
-			return nil, err
-		}
-		// A position-independent image (arm64 vmlinux) keeps these
-		// pointers in its dynamic relocations.
-		if _, err := elfrel.ApplyDynamic(f, start, b); err != nil {
-			return nil, err
-		}
-		out := make([]uint64, n/8)
-		for i := range out {
-			out[i] = f.ByteOrder.Uint64(b[8*i:])
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("range %#x-%#x is in no section", start, stop)
-}
-
 // relBlacklist reads a module's _kprobe_blacklist: its words are zero in
 // the .ko and become addresses through relocations against symbols.
-func (r *Rules) relBlacklist(f *elf.File, funcs *SymTab) error {
+func (r *Rules) relBlacklist(f *elfobj.File, funcs *ksym.SymTab) error {
 	var target int = -1
 	for i, s := range f.Sections {
 		if s.Name == "_kprobe_blacklist" {
@@ -643,7 +583,7 @@ func (r *Rules) relBlacklist(f *elf.File, funcs *SymTab) error {
 	if target < 0 {
 		return nil
 	}
-	rels, err := elfrel.Read(f, target, elfrel.Options{})
+	rels, err := elfrel.Read(f.File, target, elfrel.Options{})
 	if err != nil {
 		return err
 	}
@@ -664,9 +604,9 @@ func (r *Rules) relBlacklist(f *elf.File, funcs *SymTab) error {
 // __kprobes, noinstr and entry text), plus init text from kallsyms;
 // otherwise the marker symbols of kallsyms, with a note that
 // NOKPROBE_SYMBOL functions could not be checked.
-func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error) {
+func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.SymTab) (*Rules, error) {
 	r := &Rules{syms: funcs}
-	if a == ArchARM64 {
+	if a == arch.ARM64 {
 		r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
 	}
 	bl, ok, err := sys.KprobeBlacklist()
@@ -683,7 +623,7 @@ func RunningRules(sys System, k *Kallsyms, a Arch, funcs *SymTab) (*Rules, error
 		}
 	}
 	for _, m := range markerPairs {
-		if m.arch != ArchUnknown && m.arch != a {
+		if m.arch != arch.Unknown && m.arch != a {
 			continue
 		}
 		if ok && m.start != "_sinittext" {

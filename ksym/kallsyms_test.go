@@ -1,4 +1,4 @@
-package resolve
+package ksym
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ ffffffffc0a01200 T bbr_init	[tcp_bbr]
 	}
 }
 
-func TestParseKallsymsErrors(t *testing.T) {
+func TestParseLineErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"zero", "0000000000000000 T _text\n0000000000000000 t foo\n", "hidden (all zero)"},
 		{"fields", "ffffffff81000000 T\n", "kallsyms:1: want"},
@@ -59,22 +59,6 @@ func TestParseKallsymsErrors(t *testing.T) {
 				t.Errorf("not ErrRestricted: %v", err)
 			}
 		})
-	}
-}
-
-func TestParseKprobeBlacklist(t *testing.T) {
-	bl, err := ParseKprobeBlacklist(strings.NewReader("0xffffffff81001000-0xffffffff81001040\tdo_int3\n0xffffffff81c00000-0xffffffff81c019d7\t__entry_text_start\n"), "blacklist")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bl) != 2 || bl[0].Start != 0xffffffff81001000 || bl[0].End != 0xffffffff81001040 || bl[0].Name != "do_int3" {
-		t.Errorf("got %+v", bl)
-	}
-	if _, err := ParseKprobeBlacklist(strings.NewReader("0x0-0x0\tdo_int3\n"), "bl"); !errors.Is(err, ErrRestricted) {
-		t.Errorf("zero blacklist: %v", err)
-	}
-	if _, err := ParseKprobeBlacklist(strings.NewReader("0x10 foo\n"), "bl"); err == nil {
-		t.Error("no error for a line without a range")
 	}
 }
 
@@ -96,6 +80,5 @@ func FuzzParseKallsyms(f *testing.F) {
 				}
 			}
 		}
-		_, _ = ParseKprobeBlacklist(strings.NewReader(in), "fuzz")
 	})
 }

@@ -1,10 +1,10 @@
-package resolve
+package kprobe
 
 import (
-	"bufio"
 	"debug/elf"
 	"fmt"
-	"os"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/ksym"
 	"slices"
 	"sort"
 	"strings"
@@ -35,8 +35,13 @@ func (r *Rules) setFtrace(sites map[string][]uint64) {
 	r.ftrace = sites
 }
 
-// hasFtrace reports whether [start, end) of section holds an ftrace site.
-func (r *Rules) hasFtrace(section string, start, end uint64) bool {
+// HasFtraceTable reports whether the ftrace call sites are known (an ELF
+// with __mcount_loc or __patchable_function_entries).
+func (r *Rules) HasFtraceTable() bool { return r.ftrace != nil }
+
+// HasFtrace reports whether [start, end) of section holds an ftrace call
+// site: the function there can be traced with fentry/fexit.
+func (r *Rules) HasFtrace(section string, start, end uint64) bool {
 	key := ""
 	if r.rel {
 		key = section
@@ -49,7 +54,7 @@ func (r *Rules) hasFtrace(section string, start, end uint64) bool {
 // checkNotrace applies the rule to an address inside caller, whose
 // function symbol is s (found: Rules.Check's lookup succeeded); "" when
 // allowed or when the rule cannot be applied (no ftrace table, no symbol).
-func (r *Rules) checkNotrace(section, caller string, s Symbol, found bool) string {
+func (r *Rules) checkNotrace(section, caller string, s ksym.Symbol, found bool) string {
 	if r.syms == nil {
 		return ""
 	}
@@ -62,14 +67,14 @@ func (r *Rules) checkNotrace(section, caller string, s Symbol, found bool) strin
 	if !found {
 		return "" // kallsyms_lookup_size_offset fails: the kernel allows it
 	}
-	if r.hasFtrace(section, s.Addr, s.Addr+max(s.Size, 1)) {
+	if r.HasFtrace(section, s.Addr, s.Addr+max(s.Size, 1)) {
 		return ""
 	}
 	if i := strings.IndexByte(s.Name, '.'); i > 0 {
 		base := r.syms.ByName(s.Name[:i])
 		if len(base) > 0 {
 			b := base[0]
-			if r.hasFtrace(b.Section, b.Addr, b.Addr+max(b.Size, 1)) {
+			if r.HasFtrace(b.Section, b.Addr, b.Addr+max(b.Size, 1)) {
 				return ""
 			}
 		}
@@ -97,12 +102,12 @@ func (r *Rules) checkNotraceByName(caller string) string {
 // __mcount_loc (x86-64 6.1, the addresses of "call __fentry__") or
 // __patchable_function_entries (arm64), bounded by their linker symbols
 // or by the section.
-func ftraceLocations(f *elf.File, markers map[string]uint64) ([]uint64, error) {
+func ftraceLocations(f *elfobj.File, markers map[string]uint64) ([]uint64, error) {
 	for _, p := range [][2]string{{"__start_mcount_loc", "__stop_mcount_loc"}, {"__start_patchable_function_entries", "__stop_patchable_function_entries"}} {
 		a, ok1 := markers[p[0]]
 		b, ok2 := markers[p[1]]
 		if ok1 && ok2 && b > a {
-			l, err := readAddrs(f, a, b)
+			l, err := f.Pointers(a, b)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p[0], err)
 			}
@@ -111,7 +116,7 @@ func ftraceLocations(f *elf.File, markers map[string]uint64) ([]uint64, error) {
 		}
 	}
 	if s := f.Section("__mcount_loc"); s != nil && s.Addr != 0 {
-		l, err := readAddrs(f, s.Addr, s.Addr+s.Size)
+		l, err := f.Pointers(s.Addr, s.Addr+s.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -150,29 +155,4 @@ func relFtraceLocations(f *elf.File) (map[string][]uint64, error) {
 		return out, nil
 	}
 	return nil, nil
-}
-
-// FtraceFunctions reads available_filter_functions from tracefs (or its
-// debugfs mount): the functions with an ftrace location, "name" or
-// "name [module]" per line. ok is false when it is unreadable.
-func (s System) FtraceFunctions() (map[string]bool, bool, error) {
-	for _, p := range []string{"/sys/kernel/tracing/available_filter_functions", "/sys/kernel/debug/tracing/available_filter_functions"} {
-		f, err := os.Open(s.path(p))
-		if err != nil {
-			continue
-		}
-		defer f.Close()
-		names := map[string]bool{}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if fs := strings.Fields(sc.Text()); len(fs) > 0 {
-				names[fs[0]] = true
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", p, err)
-		}
-		return names, true, nil
-	}
-	return nil, false, nil
 }

@@ -1,4 +1,4 @@
-package resolve
+package ksym
 
 import (
 	"bytes"
@@ -398,6 +398,15 @@ func isMarker(n []byte) bool {
 		return true
 	}
 	return strings.HasPrefix(s, "__") && (strings.HasSuffix(s, "_text_start") || strings.HasSuffix(s, "_text_end"))
+}
+
+// CloneBase returns the function a gcc clone is a copy of (foo for
+// foo.isra.0, foo.constprop.0.isra.0, foo.cold) and whether name is one.
+func CloneBase(name string) (base string, clone bool) {
+	if j := strings.IndexByte(name, '.'); j > 0 && isCloneSuffix(name[j+1:]) {
+		return name[:j], true
+	}
+	return name, false
 }
 
 // isCloneSuffix recognises gcc's clone suffixes (after the first dot).

@@ -1,4 +1,4 @@
-package resolve
+package arch
 
 import (
 	"debug/elf"
@@ -12,42 +12,42 @@ import (
 type Arch int
 
 const (
-	ArchUnknown Arch = iota
-	ArchX86_64
-	ArchARM64
+	Unknown Arch = iota
+	X86_64
+	ARM64
 )
 
 func (a Arch) String() string {
 	switch a {
-	case ArchX86_64:
+	case X86_64:
 		return "x86_64"
-	case ArchARM64:
+	case ARM64:
 		return "arm64"
 	}
 	return "unknown"
 }
 
-// ArchFromELF maps an ELF machine to an Arch.
-func ArchFromELF(m elf.Machine) (Arch, error) {
+// FromELF maps an ELF machine to an Arch.
+func FromELF(m elf.Machine) (Arch, error) {
 	switch m {
 	case elf.EM_X86_64:
-		return ArchX86_64, nil
+		return X86_64, nil
 	case elf.EM_AARCH64:
-		return ArchARM64, nil
+		return ARM64, nil
 	}
-	return ArchUnknown, fmt.Errorf("unsupported ELF machine %v (x86-64 and aarch64 are supported)", m)
+	return Unknown, fmt.Errorf("unsupported ELF machine %v (x86-64 and aarch64 are supported)", m)
 }
 
-// HostArch is the architecture of the running kernel (as far as the Go
+// Host is the architecture of the running kernel (as far as the Go
 // runtime knows it).
-func HostArch() Arch {
+func Host() Arch {
 	switch runtime.GOARCH {
 	case "amd64":
-		return ArchX86_64
+		return X86_64
 	case "arm64":
-		return ArchARM64
+		return ARM64
 	}
-	return ArchUnknown
+	return Unknown
 }
 
 // x86-64 psABI DWARF register numbers 0-16 in pt_regs spelling.
@@ -59,11 +59,11 @@ var x86Regs = [...]string{"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
 // fetch that register (vector and floating-point registers).
 func (a Arch) RegName(reg uint32) (string, bool) {
 	switch a {
-	case ArchX86_64:
+	case X86_64:
 		if reg < uint32(len(x86Regs)) {
 			return x86Regs[reg], true
 		}
-	case ArchARM64:
+	case ARM64:
 		if reg <= 30 {
 			return fmt.Sprintf("x%d", reg), true
 		}
@@ -76,7 +76,7 @@ func (a Arch) RegName(reg uint32) (string, bool) {
 
 // BpftraceReg returns the name bpftrace's reg() builtin takes.
 func (a Arch) BpftraceReg(reg uint32) (string, bool) {
-	if a == ArchARM64 && reg <= 30 {
+	if a == ARM64 && reg <= 30 {
 		// bpftrace's aarch64 table calls the general registers r0..r30.
 		return fmt.Sprintf("r%d", reg), true
 	}
@@ -87,9 +87,9 @@ func (a Arch) BpftraceReg(reg uint32) (string, bool) {
 // the kernel calling convention, in order.
 func (a Arch) ArgRegs() []uint32 {
 	switch a {
-	case ArchX86_64:
+	case X86_64:
 		return []uint32{5, 4, 1, 2, 8, 9} // di, si, dx, cx, r8, r9
-	case ArchARM64:
+	case ARM64:
 		return []uint32{0, 1, 2, 3, 4, 5, 6, 7}
 	}
 	return nil
@@ -97,7 +97,7 @@ func (a Arch) ArgRegs() []uint32 {
 
 // SPReg returns the DWARF number of the stack pointer.
 func (a Arch) SPReg() uint32 {
-	if a == ArchARM64 {
+	if a == ARM64 {
 		return 31
 	}
 	return 7

@@ -1,4 +1,4 @@
-package resolve
+package kprobe
 
 import (
 	"encoding/binary"

@@ -1,0 +1,13 @@
+// Package kprobe owns the rules that decide whether a kprobe can be placed
+// at an address of a kernel image or module, and why not: the kprobe
+// blacklist (NOKPROBE_SYMBOL, noinstr, entry and init text), jump-label,
+// static-call and BUG() patch sites, functions without an ftrace location
+// (which kprobe events refuse), dead code of an overridden __weak
+// definition, and on arm64 the instructions kprobes will not single-step
+// and exclusive sequences, with .altinstructions applied. Rules are built
+// from an ELF (ELFRules) or from the running kernel (RunningRules), so
+// that stats, resolve and a tracer share them. docs/inspect.md lists each
+// rule with its source in the kernel.
+//
+// It imports arch, ksym, ksys and the internal ELF packages.
+package kprobe
