@@ -2,6 +2,7 @@ package locsec
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"github.com/btfinline/btfinline/site"
 	"strings"
@@ -9,10 +10,12 @@ import (
 	"github.com/btfinline/btfinline/btf"
 )
 
-// DecodeError reports a LOCSEC that does not decode: which LOCSEC type,
-// which entry (-1 for the LOCSEC itself) and what is wrong with it.
+// DecodeError reports a LOCSEC that does not decode: which LOCSEC type
+// (and its name, when it has one), which entry (-1 for the LOCSEC itself)
+// and what is wrong with it.
 type DecodeError struct {
 	LocSec btf.TypeID
+	Name   string
 	Entry  int
 	Msg    string
 }
@@ -67,11 +70,11 @@ func ELFBase(f *elf.File) func(section string) (uint64, error) {
 // Sites of one FUNC share one *site.Func: Func.FuncID, parameter names,
 // C type spellings and TypeIDs, and the return type, from the FUNC_PROTO.
 func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]site.Site, error) {
-	d := NewReader(spec)
+	r := NewReader(spec)
 	var baseErr error
 	if base != nil {
 		var objBase *uint64
-		d.Addr = func(v uint64) (uint64, string) {
+		r.Addr = func(v uint64) (uint64, string) {
 			if objBase == nil {
 				b, err := base("")
 				if err != nil {
@@ -83,87 +86,143 @@ func Decode(spec *btf.Spec, base func(section string) (uint64, error)) ([]site.S
 			return *objBase + v, ""
 		}
 	}
-	var sites []site.Site
-	first := spec.FirstID()
-	ts := spec.Types()
-	// Sites copy their LOC_PROTO's locations; bound the total by the
-	// blob's size so that many entries sharing one wide LOC_PROTO cannot
-	// make Decode allocate far more than its input.
+	sites, err := r.Sites(nil, base)
+	if err == nil && baseErr != nil {
+		err = baseErr
+	}
+	return sites, err
+}
+
+// Sites decodes the entries of the chain's LOCSECs whose FUNC keep
+// accepts (nil: all), in LOCSEC and entry order, with Section and
+// SectionOff set, and Addr = base(Section) + SectionOff when base is given
+// (else Addr is SectionOff). Caller and CallerOff are left for the caller
+// to fill (they need a symbol table); Depth is 0 (BTF does not record it).
+//
+// The sites' locations are copied into one pool whose size is bounded by
+// the blob's, so that many entries sharing one wide LOC_PROTO cannot make
+// Sites allocate far more than its input.
+func (r *Reader) Sites(keep func(btf.TypeID) bool, base func(section string) (uint64, error)) ([]site.Site, error) {
+	locsecs := r.Spec.OfKind(btf.KindLocSec)
 	budget, total := 0, 0
-	for i := range ts {
-		budget += 3 + len(ts[i].Data)
-		if ts[i].Kind() == btf.KindLocSec {
-			total += ts[i].Vlen()
+	for _, p := range r.Spec.Chain() {
+		for _, t := range p.Types() {
+			budget += 3 + len(t.Data)
 		}
+	}
+	for _, id := range locsecs {
+		t, _ := r.Spec.TypeByID(id)
+		total += t.Vlen()
 	}
 	budget *= 16
-	if total > budget {
-		total = budget
+	if keep != nil {
+		total = 0 // unknown: grow as needed
 	}
-	// One allocation for all sites and one for all their locations.
-	sites = make([]site.Site, 0, min(total, len(ts)*4096))
+	sites := make([]site.Site, 0, min(total, budget))
 	var locPool []site.Location
-	for i := range ts {
-		t := &ts[i]
-		if t.Kind() != btf.KindLocSec {
-			continue
+	err := r.entries(locsecs, 0, func(id btf.TypeID, sec string, j int, en btf.LocEntry, secBase uint64) error {
+		if keep != nil && !keep(en.Func) {
+			return nil
 		}
-		id := first + btf.TypeID(i)
-		name := spec.Name(t)
-		if name == "" {
-			return nil, &DecodeError{LocSec: id, Entry: -1, Msg: "LOCSEC without a name"}
+		f, locs, err := r.entry(en)
+		if err != nil {
+			return err
 		}
-		sec := SectionOf(name)
-		var secBase uint64
-		if base != nil {
-			b, err := base(sec)
-			if err != nil {
-				return nil, &DecodeError{LocSec: id, Entry: -1, Msg: fmt.Sprintf("base address of %s: %v", sec, err)}
-			}
-			secBase = b
+		if budget -= len(locs) + 1; budget < 0 {
+			return errors.New("too many parameter locations for the size of the BTF")
 		}
-		ents := t.LocSecEntries()
-		if len(ents) < t.Vlen() {
-			return nil, &DecodeError{LocSec: id, Entry: len(ents), Msg: "truncated"}
+		if len(locPool) < len(locs) {
+			locPool = make([]site.Location, max(len(locs), 4096))
 		}
-		for j, en := range ents {
-			f, err := d.Func(en.Func)
-			if err != nil {
-				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
-			}
-			locs, err := d.Locations(en.LocProto, f)
-			if err != nil {
-				return nil, &DecodeError{LocSec: id, Entry: j, Msg: err.Error()}
-			}
-			if baseErr != nil {
-				return nil, &DecodeError{LocSec: id, Entry: j, Msg: baseErr.Error()}
-			}
-			if budget -= len(locs) + 1; budget < 0 {
-				return nil, &DecodeError{LocSec: id, Entry: j, Msg: "too many parameter locations for the size of the BTF"}
-			}
-			if len(locPool) < len(locs) {
-				locPool = make([]site.Location, max(len(locs), 4096))
-			}
-			params := locPool[:len(locs):len(locs)]
-			locPool = locPool[len(locs):]
-			copy(params, locs)
-			sites = append(sites, site.Site{
-				Func:       f,
-				Addr:       secBase + uint64(en.Offset),
-				Section:    sec,
-				SectionOff: uint64(en.Offset),
-				Params:     params,
-			})
-		}
+		params := locPool[:len(locs):len(locs)]
+		locPool = locPool[len(locs):]
+		copy(params, locs)
+		sites = append(sites, site.Site{
+			Func:       f,
+			Addr:       secBase + uint64(en.Offset),
+			Section:    sec,
+			SectionOff: uint64(en.Offset),
+			Params:     params,
+		})
+		return nil
+	}, base)
+	if err != nil {
+		return nil, err
 	}
 	return sites, nil
 }
 
+// Check decodes up to samples entries of each LOCSEC, spread evenly, and
+// returns a DecodeError for the first that does not fit the chain (a func
+// that is not a FUNC, a loc_proto that is not a LOC_PROTO of the
+// FUNC_PROTO's length, a bad name). A .BTF.inline loaded on the wrong base
+// then fails at once, not as a function that is "not found".
+func (r *Reader) Check(samples int) error {
+	return r.entries(r.Spec.OfKind(btf.KindLocSec), samples, func(_ btf.TypeID, _ string, _ int, en btf.LocEntry, _ uint64) error {
+		_, _, err := r.entry(en)
+		return err
+	}, nil)
+}
+
+// entries calls fn for the entries of the LOCSECs ids (every entry, or up
+// to samples spread evenly), with the LOCSEC's section and, when base is
+// given, the section's base address. Errors come back as DecodeErrors.
+func (r *Reader) entries(ids []btf.TypeID, samples int, fn func(id btf.TypeID, sec string, j int, en btf.LocEntry, secBase uint64) error, base func(string) (uint64, error)) error {
+	for _, id := range ids {
+		t, err := r.Spec.TypeByID(id)
+		if err != nil {
+			return &DecodeError{LocSec: id, Entry: -1, Msg: err.Error()}
+		}
+		name, err := r.Spec.StringAt(t.NameOff)
+		if err != nil || name == "" {
+			return &DecodeError{LocSec: id, Entry: -1, Msg: fmt.Sprintf("LOCSEC name at string offset %#x", t.NameOff)}
+		}
+		sec := SectionOf(name)
+		var secBase uint64
+		if base != nil {
+			if secBase, err = base(sec); err != nil {
+				return &DecodeError{LocSec: id, Name: name, Entry: -1, Msg: fmt.Sprintf("base address of %s: %v", sec, err)}
+			}
+		}
+		// The entries in place: resolving one function walks every entry
+		// of the kernel, and a copy of them would cost more than the walk.
+		n := len(t.Data) / 3
+		if samples == 0 && n < t.Vlen() {
+			return &DecodeError{LocSec: id, Name: name, Entry: n, Msg: "truncated"}
+		}
+		n = min(n, t.Vlen())
+		step := 1
+		if samples > 0 {
+			step = max(1, n/samples)
+		}
+		for j := 0; j < n; j += step {
+			en := btf.LocEntry{Func: btf.TypeID(t.Data[3*j]), LocProto: btf.TypeID(t.Data[3*j+1]), Offset: t.Data[3*j+2]}
+			if err := fn(id, sec, j, en, secBase); err != nil {
+				return &DecodeError{LocSec: id, Name: name, Entry: j, Msg: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+// entry reads one LOCSEC entry's function and locations.
+func (r *Reader) entry(en btf.LocEntry) (*site.Func, []site.Location, error) {
+	f, err := r.Func(en.Func)
+	if err != nil {
+		return nil, nil, err
+	}
+	locs, err := r.Locations(en.LocProto, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, locs, nil
+}
+
 // Reader turns the BTF records of inline sites into the site model: a
 // FUNC into a site.Func (names, C type spellings, type ids), a
-// LOC_PROTO into the parameters' site.Locations. Results are cached, so
-// the sites of one function share one *site.Func. Decode and package
-// resolve both read through it.
+// LOC_PROTO into the parameters' site.Locations, and LOCSEC entries into
+// sites (Sites). Results are cached, so the sites of one function share
+// one *site.Func. Decode and package resolve both read through it.
 type Reader struct {
 	Spec *btf.Spec
 	// Addr maps a CONST|ADDR value (relative to the object base, see the

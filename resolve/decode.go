@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 	"github.com/btfinline/btfinline/site"
 
@@ -54,41 +55,29 @@ func NewDecoder(spec *btf.Spec) *Decoder {
 // keeps all). Addr and Caller are left for the caller to fill (see
 // Target.Place); SectionOff and Section are set.
 func (d *Decoder) Sites(keep func(btf.TypeID) bool) ([]site.Site, error) {
-	var out []site.Site
-	for _, id := range d.Spec.OfKind(btf.KindLocSec) {
-		t, err := d.Spec.TypeByID(id)
-		if err != nil {
-			return nil, err
-		}
-		name, err := d.Spec.StringAt(t.NameOff)
-		if err != nil {
-			return nil, &MismatchError{"?", id, -1, fmt.Sprintf("name: %v", err)}
-		}
-		sec := locsec.SectionOf(name)
-		n := min(len(t.Data)/3, t.Vlen())
-		for i := 0; i < n; i++ {
-			fid, pid, off := btf.TypeID(t.Data[3*i]), btf.TypeID(t.Data[3*i+1]), t.Data[3*i+2]
-			if keep != nil && !keep(fid) {
-				continue
-			}
-			fn, err := d.function(fid)
-			if err != nil {
-				return nil, &MismatchError{name, id, i, err.Error()}
-			}
-			locs, err := d.r.Locations(pid, fn)
-			if err != nil {
-				return nil, &MismatchError{name, id, i, err.Error()}
-			}
-			out = append(out, site.Site{
-				Func:       fn,
-				Section:    sec,
-				SectionOff: uint64(off),
-				Depth:      0, // not in BTF (MarkNesting reads it from DWARF)
-				Params:     locs,
-			})
-		}
+	sites, err := d.r.Sites(keep, nil)
+	if err != nil {
+		return nil, mismatch(err)
 	}
-	return out, nil
+	for i := range sites {
+		d.typeInfos(sites[i].Func)
+		sites[i].Addr = 0
+	}
+	return sites, nil
+}
+
+// mismatch turns a locsec.DecodeError into the MismatchError that says
+// the .BTF.inline does not fit its base.
+func mismatch(err error) error {
+	var de *locsec.DecodeError
+	if errors.As(err, &de) {
+		name := de.Name
+		if name == "" {
+			name = "?"
+		}
+		return &MismatchError{name, de.LocSec, de.Entry, de.Msg}
+	}
+	return err
 }
 
 func (d *Decoder) function(id btf.TypeID) (*site.Func, error) {
@@ -96,6 +85,13 @@ func (d *Decoder) function(id btf.TypeID) (*site.Func, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.typeInfos(f)
+	return f, nil
+}
+
+// typeInfos computes, once per function, its parameters' type facts.
+func (d *Decoder) typeInfos(f *site.Func) {
+	id := btf.TypeID(f.FuncID)
 	if _, ok := d.infos[id]; !ok {
 		infos := make([]TypeInfo, len(f.Params))
 		for i, p := range f.Params {
@@ -104,7 +100,6 @@ func (d *Decoder) function(id btf.TypeID) (*site.Func, error) {
 		}
 		d.infos[id] = infos
 	}
-	return f, nil
 }
 
 // TypeInfos returns the parameter type facts of a decoded function.
@@ -128,33 +123,7 @@ func (d *Decoder) Addr(v uint64) (uint64, string) {
 }
 
 // Check decodes up to samples entries of each LOCSEC, spread evenly, and
-// returns a MismatchError for the first that does not fit the chain (a
-// func that is not a FUNC, a loc_proto that is not a LOC_PROTO of the
-// FUNC_PROTO's length, a bad name). A .BTF.inline loaded on the wrong
-// base then fails at open, before any output, instead of showing up as a
-// function that is "not found".
-func (d *Decoder) Check(samples int) error {
-	for _, id := range d.Spec.OfKind(btf.KindLocSec) {
-		t, err := d.Spec.TypeByID(id)
-		if err != nil {
-			return err
-		}
-		name, err := d.Spec.StringAt(t.NameOff)
-		if err != nil || name == "" {
-			return &MismatchError{"?", id, -1, fmt.Sprintf("LOCSEC name at string offset %#x", t.NameOff)}
-		}
-		n := min(len(t.Data)/3, t.Vlen())
-		step := max(1, n/max(1, samples))
-		for i := 0; i < n; i += step {
-			fid, pid := btf.TypeID(t.Data[3*i]), btf.TypeID(t.Data[3*i+1])
-			fn, err := d.function(fid)
-			if err != nil {
-				return &MismatchError{name, id, i, err.Error()}
-			}
-			if _, err := d.r.Locations(pid, fn); err != nil {
-				return &MismatchError{name, id, i, err.Error()}
-			}
-		}
-	}
-	return nil
-}
+// returns a MismatchError for the first that does not fit the chain, so
+// that a .BTF.inline loaded on the wrong base fails at open, before any
+// output, instead of showing up as a function that is "not found".
+func (d *Decoder) Check(samples int) error { return mismatch(d.r.Check(samples)) }

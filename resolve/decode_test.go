@@ -99,10 +99,14 @@ func TestDecodeWrongBase(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Pad the strings so that the split's string offsets stay in range.
+	// Pad the strings to the base's length exactly, so that the split's
+	// string offsets (its LOCSEC name) keep their meaning.
 	base, _ := handBTF(t)
-	for wrong.StringsLen() < base.StringsLen() {
-		wrong.AddString(strings.Repeat("x", base.StringsLen()-wrong.StringsLen()))
+	if n := base.StringsLen() - wrong.StringsLen() - 1; n > 0 {
+		wrong.AddString(strings.Repeat("x", n))
+	}
+	if wrong.StringsLen() != base.StringsLen() {
+		t.Fatalf("padded strings to %d bytes, the base has %d", wrong.StringsLen(), base.StringsLen())
 	}
 	s, err := btf.Parse(raw, wrong)
 	if err != nil {
