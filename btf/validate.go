@@ -420,8 +420,12 @@ func (v *verifier) kindMeta(t *Type, left uint32) *ValidationError {
 		return v.structMeta(t, left)
 	case KindEnum, KindEnum64:
 		return v.enumMeta(t, left)
-	case KindFuncProto:
-		if e := v.metaNeeded(t, left, 8*vlen); e != nil {
+	case KindFuncProto, KindLocProto:
+		elem := uint32(8) // struct btf_param; a LOC_PROTO has type ids
+		if t.Kind() == KindLocProto {
+			elem = 4
+		}
+		if e := v.metaNeeded(t, left, elem*vlen); e != nil {
 			return e
 		}
 		switch {
@@ -491,16 +495,6 @@ func (v *verifier) kindMeta(t *Type, left uint32) *ValidationError {
 		}
 		if msg := locParamRule(t.SizeType, flags, t.KindFlag(), int(vlen)); msg != "" {
 			return v.logType(t, msg)
-		}
-	case KindLocProto:
-		if e := v.metaNeeded(t, left, 4*vlen); e != nil {
-			return e
-		}
-		switch {
-		case t.NameOff != 0:
-			return v.logType(t, "Invalid name")
-		case t.KindFlag():
-			return v.logType(t, "Invalid btf_info kind_flag")
 		}
 	case KindLocSec:
 		if e := v.metaNeeded(t, left, 12*vlen); e != nil {

@@ -147,7 +147,9 @@ func kc(name, blob string, edit func(e *ed) []any, want [2][]string) kernelCase 
 }
 
 func kcRaw(name, blob string, raw func(b []byte) ([]byte, []any), want [2][]string) kernelCase {
-	return kernelCase{name: name, blob: blob, raw: raw, load: want[0], module: want[1]}
+	c := kc(name, blob, nil, want)
+	c.raw = raw
+	return c
 }
 
 var accepted = [2][]string{}
@@ -174,6 +176,11 @@ func kernelCases() []kernelCase {
 	addT := func(f func(e *ed) Type) func(e *ed) []any {
 		return func(e *ed) []any { return ids(e.add(f(e))) }
 	}
+	// on adds the type mk makes of the type target finds: ids (new, target).
+	on := func(target func(e *ed) TypeID, mk func(e *ed, id TypeID) Type) func(e *ed) []any {
+		return func(e *ed) []any { id := target(e); return ids(e.add(mk(e, id)), id) }
+	}
+	ls := func(e *ed) TypeID { return e.first(KindLocSec, nil) }
 	kflag := func(t Type) Type { t.Info |= 1 << 31; return t }
 	named := func(t Type, n uint32) Type { t.NameOff = n; return t }
 	withSize := func(t Type, n uint32) Type { t.SizeType = n; return t }
@@ -184,38 +191,23 @@ func kernelCases() []kernelCase {
 	// The kernel rejects, btfinline accepted (issue 18): LOC_PROTO and
 	// LOCSEC are source-only in resolve, the LOC kinds have no size.
 	add(
-		kc("typedef of LOC_PARAM", viB, func(e *ed) []any {
-			p := lp(e)
-			return ids(e.add(NewTypedef(e.str("lp_t"), p)), p)
-		}, loadOnly("[%[1]d] TYPEDEF lp_t type_id=%[2]d Invalid type_id")),
-		kc("const of LOC_PROTO", miB, func(e *ed) []any {
-			p := lpr(e)
-			return ids(e.add(NewConst(p)), p)
-		}, loadOnly("[%[1]d] CONST (anon) type_id=%[2]d Invalid type_id")),
-		kc("type_tag of LOC_PARAM", miB, func(e *ed) []any {
-			p := lp(e)
-			return ids(e.add(NewTypeTag(e.str("user"), p)), p)
-		}, loadOnly("[%[1]d] TYPE_TAG user type_id=%[2]d Invalid type_id")),
-		kc("ptr to LOC_PROTO", viB, func(e *ed) []any {
-			p := lpr(e)
-			return ids(e.add(NewPtr(p)), p)
-		}, loadOnly("[%[1]d] PTR (anon) type_id=%[2]d Invalid type_id")),
-		kc("decl_tag on LOCSEC", viB, func(e *ed) []any {
-			l := e.first(KindLocSec, nil)
-			return ids(e.add(NewDeclTag(e.str("tag"), l, -1, false)), l)
-		}, loadOnly("[%[1]d] DECL_TAG tag type=%[2]d component_idx=-1 Invalid type_id")),
-		kc("func_proto arg LOC_PARAM", viB, func(e *ed) []any {
-			p := lp(e)
-			return ids(e.add(NewFuncProto(0, []Param{{e.str("x"), p}})), p)
-		}, loadOnly("[%[1]d] FUNC_PROTO (anon) return=0 args=(%[2]d x) Invalid arg#1")),
+		kc("typedef of LOC_PARAM", viB, on(lp, func(e *ed, p TypeID) Type { return NewTypedef(e.str("lp_t"), p) }),
+			loadOnly("[%[1]d] TYPEDEF lp_t type_id=%[2]d Invalid type_id")),
+		kc("const of LOC_PROTO", miB, on(lpr, func(e *ed, p TypeID) Type { return NewConst(p) }),
+			loadOnly("[%[1]d] CONST (anon) type_id=%[2]d Invalid type_id")),
+		kc("type_tag of LOC_PARAM", miB, on(lp, func(e *ed, p TypeID) Type { return NewTypeTag(e.str("user"), p) }),
+			loadOnly("[%[1]d] TYPE_TAG user type_id=%[2]d Invalid type_id")),
+		kc("ptr to LOC_PROTO", viB, on(lpr, func(e *ed, p TypeID) Type { return NewPtr(p) }),
+			loadOnly("[%[1]d] PTR (anon) type_id=%[2]d Invalid type_id")),
+		kc("decl_tag on LOCSEC", viB, on(ls, func(e *ed, l TypeID) Type { return NewDeclTag(e.str("tag"), l, -1, false) }),
+			loadOnly("[%[1]d] DECL_TAG tag type=%[2]d component_idx=-1 Invalid type_id")),
+		kc("func_proto arg LOC_PARAM", viB, on(lp, func(e *ed, p TypeID) Type { return NewFuncProto(0, []Param{{e.str("x"), p}}) }),
+			loadOnly("[%[1]d] FUNC_PROTO (anon) return=0 args=(%[2]d x) Invalid arg#1")),
 		kc("func_proto arg#2 FUNC", miB, func(e *ed) []any {
 			l, f := long(e), e.named(KindFunc, "cwnd_set")
 			return ids(e.add(NewFuncProto(0, []Param{{e.str("n"), l}, {e.str("f"), f}})), l, f)
 		}, loadOnly("[%[1]d] FUNC_PROTO (anon) return=0 args=(%[2]d n, %[3]d f) Invalid arg#2")),
-		kc("func_proto returns LOC_PROTO", viB, func(e *ed) []any {
-			p := lpr(e)
-			return ids(e.add(NewFuncProto(p, nil)), p)
-		}, loadOnly("[%[1]d] FUNC_PROTO (anon) return=%[2]d args=(void) Invalid return type")),
+		kc("func_proto returns LOC_PROTO", viB, on(lpr, func(e *ed, p TypeID) Type { return NewFuncProto(p, nil) }), loadOnly("[%[1]d] FUNC_PROTO (anon) return=%[2]d args=(void) Invalid return type")),
 	)
 	// btfinline rejected, the kernel accepts: section names need only be
 	// isprint (space included), names use the kernel's ctype.

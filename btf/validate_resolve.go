@@ -55,61 +55,67 @@ func (v *verifier) byID(id TypeID) *Type {
 
 func isVoid(t *Type) bool { return t == &btfVoid }
 
-func isModifier(t *Type) bool {
-	switch t.Kind() {
-	case KindTypedef, KindVolatile, KindConst, KindRestrict, KindTypeTag:
-		return true
-	}
-	return false
+// Kind classes of the verifier (btf_type_is_modifier,
+// btf_type_nosize, btf_type_is_resolve_source_only, btf_type_needs_resolve,
+// btf_type_has_size), one bit each.
+const (
+	clsModifier   = 1 << iota // TYPEDEF, VOLATILE, CONST, RESTRICT, TYPE_TAG
+	clsNoSize                 // no size: void, FWD, FUNC, FUNC_PROTO, DECL_TAG, the LOC kinds
+	clsSourceOnly             // nothing may refer to it
+	clsResolve                // has a resolve step
+	clsHasSize                // t->size is its size
+)
+
+var kindClass = [NumKinds]uint8{
+	KindUnknown:   clsNoSize, // void
+	KindInt:       clsHasSize,
+	KindPtr:       clsResolve,
+	KindArray:     clsResolve,
+	KindStruct:    clsResolve | clsHasSize,
+	KindUnion:     clsResolve | clsHasSize,
+	KindEnum:      clsHasSize,
+	KindFwd:       clsNoSize,
+	KindTypedef:   clsModifier | clsResolve,
+	KindVolatile:  clsModifier | clsResolve,
+	KindConst:     clsModifier | clsResolve,
+	KindRestrict:  clsModifier | clsResolve,
+	KindFunc:      clsNoSize | clsResolve,
+	KindFuncProto: clsNoSize,
+	KindVar:       clsSourceOnly | clsResolve,
+	KindDatasec:   clsSourceOnly | clsResolve | clsHasSize,
+	KindFloat:     clsHasSize,
+	KindDeclTag:   clsNoSize | clsSourceOnly | clsResolve,
+	KindTypeTag:   clsModifier | clsResolve,
+	KindEnum64:    clsHasSize,
+	KindLocParam:  clsNoSize,
+	KindLocProto:  clsNoSize | clsSourceOnly | clsResolve,
+	KindLocSec:    clsNoSize | clsSourceOnly | clsResolve,
 }
+
+// class returns t's kind classes; kinds beyond the known ones have none
+// (they fail check_meta, and a resolve that meets them is tainted).
+func class(t *Type) uint8 {
+	if k := t.Kind(); k < NumKinds {
+		return kindClass[k]
+	}
+	return 0
+}
+
+func isModifier(t *Type) bool { return class(t)&clsModifier != 0 }
 
 func isStructOrUnion(t *Type) bool { return t.Kind() == KindStruct || t.Kind() == KindUnion }
 
 // noSize is btf_type_nosize_or_null.
-func noSize(t *Type) bool {
-	if t == nil || isVoid(t) {
-		return true
-	}
-	switch t.Kind() {
-	case KindFwd, KindFunc, KindFuncProto, KindDeclTag, KindLocParam, KindLocProto, KindLocSec:
-		return true
-	}
-	return false
-}
+func noSize(t *Type) bool { return t == nil || class(t)&clsNoSize != 0 }
 
-// sourceOnly is btf_type_is_resolve_source_only: nothing may refer to it.
-func sourceOnly(t *Type) bool {
-	switch t.Kind() {
-	case KindVar, KindDeclTag, KindDatasec, KindLocProto, KindLocSec:
-		return !isVoid(t)
-	}
-	return false
-}
+// sourceOnly is btf_type_is_resolve_source_only.
+func sourceOnly(t *Type) bool { return class(t)&clsSourceOnly != 0 }
 
 // needsResolve is btf_type_needs_resolve.
-func needsResolve(t *Type) bool {
-	if isVoid(t) {
-		return false
-	}
-	switch t.Kind() {
-	case KindPtr, KindStruct, KindUnion, KindArray, KindVar, KindFunc, KindDeclTag,
-		KindDatasec, KindLocProto, KindLocSec:
-		return true
-	}
-	return isModifier(t)
-}
+func needsResolve(t *Type) bool { return class(t)&clsResolve != 0 }
 
 // hasSize is btf_type_has_size.
-func hasSize(t *Type) bool {
-	if isVoid(t) {
-		return false
-	}
-	switch t.Kind() {
-	case KindInt, KindStruct, KindUnion, KindEnum, KindDatasec, KindFloat, KindEnum64:
-		return true
-	}
-	return false
-}
+func hasSize(t *Type) bool { return class(t)&clsHasSize != 0 }
 
 // intRegular is btf_type_int_is_regular: no bitfield, 1, 2, 4, 8 or 16
 // bytes.
@@ -349,12 +355,8 @@ func (v *verifier) resolve(t *Type, id TypeID) errno {
 // resolveVertex calls the resolve callback of x's kind.
 func (v *verifier) resolveVertex(x vertex) errno {
 	switch t := x.t; t.Kind() {
-	case KindTypedef, KindVolatile, KindConst, KindRestrict, KindTypeTag:
-		return v.refResolve(t, false)
-	case KindPtr:
-		return v.refResolve(t, true)
-	case KindVar:
-		return v.varResolve(t)
+	case KindTypedef, KindVolatile, KindConst, KindRestrict, KindTypeTag, KindPtr, KindVar:
+		return v.refResolve(t)
 	case KindArray:
 		return v.arrayResolve(t)
 	case KindStruct, KindUnion:
@@ -383,8 +385,13 @@ func (v *verifier) fail(e *ValidationError) errno {
 	return eINVAL
 }
 
-// refResolve is btf_modifier_resolve and, with ptr, btf_ptr_resolve.
-func (v *verifier) refResolve(t *Type, ptr bool) errno {
+// refResolve is btf_modifier_resolve, btf_ptr_resolve and
+// btf_var_resolve, which differ in two points: a PTR or VAR whose target
+// is a modifier resolved (while resolving a struct or array) to a pointer
+// goes on with that pointer, and a modifier or PTR may end at a type
+// without size (void, FWD, FUNC_PROTO) where a VAR may not.
+func (v *verifier) refResolve(t *Type) errno {
+	k := t.Kind()
 	next := TypeID(t.SizeType)
 	nt := v.byID(next)
 	if nt == nil || sourceOnly(nt) {
@@ -393,9 +400,7 @@ func (v *verifier) refResolve(t *Type, ptr bool) errno {
 	if !v.isSink(nt) && !v.isResolved(next) {
 		return v.push(nt, next)
 	}
-	// A modifier resolved while resolving a struct or array may have
-	// stopped at a pointer: follow that pointer now.
-	if ptr && isModifier(nt) {
+	if (k == KindPtr || k == KindVar) && isModifier(nt) {
 		rid := v.resolvedID(next)
 		if rt := v.byID(rid); rt != nil && rt.Kind() == KindPtr && !v.isSink(rt) && !v.isResolved(rid) {
 			return v.push(rt, rid)
@@ -404,6 +409,9 @@ func (v *verifier) refResolve(t *Type, ptr bool) errno {
 	if sid, _, ok := v.idSize(next); ok {
 		next = sid
 	} else {
+		if k == KindVar {
+			return v.fail(v.logType(t, "Invalid type_id"))
+		}
 		if v.isResolved(next) {
 			next = v.resolvedID(next)
 			nt = v.byID(next)
@@ -415,29 +423,6 @@ func (v *verifier) refResolve(t *Type, ptr bool) errno {
 		}
 	}
 	return v.popResolved(next, 0)
-}
-
-// varResolve is btf_var_resolve.
-func (v *verifier) varResolve(t *Type) errno {
-	next := TypeID(t.SizeType)
-	nt := v.byID(next)
-	if nt == nil || sourceOnly(nt) {
-		return v.fail(v.logType(t, "Invalid type_id"))
-	}
-	if !v.isSink(nt) && !v.isResolved(next) {
-		return v.push(nt, next)
-	}
-	if isModifier(nt) {
-		rid := v.resolvedID(next)
-		if rt := v.byID(rid); rt != nil && rt.Kind() == KindPtr && !v.isSink(rt) && !v.isResolved(rid) {
-			return v.push(rt, rid)
-		}
-	}
-	sid, _, ok := v.idSize(next)
-	if !ok {
-		return v.fail(v.logType(t, "Invalid type_id"))
-	}
-	return v.popResolved(sid, 0)
 }
 
 // arrayResolve is btf_array_resolve.
