@@ -69,3 +69,33 @@ func TestLoaderNames(t *testing.T) {
 		t.Fatal("unknown loader name accepted")
 	}
 }
+
+// TestValidateBuiltSpec: rules Parse already enforces on blobs, checked on
+// specs built in memory (no header to check): the kernel's string-section
+// and type-section messages.
+func TestValidateBuiltSpec(t *testing.T) {
+	check := func(s *Spec, load, module string) {
+		t.Helper()
+		for _, c := range []struct {
+			l    Loader
+			want string
+		}{{LoaderBTFLoad, load}, {LoaderKernel, module}} {
+			var got []string
+			for _, e := range s.ValidateFor(c.l) {
+				got = append(got, e.(*ValidationError).Log)
+			}
+			if strings.Join(got, "\n") != c.want {
+				t.Errorf("%s: got %q, want %q", c.l, got, c.want)
+			}
+		}
+	}
+	check(NewSpec(nil), "No type found", "")
+	s := validBase(t)
+	s.strings[0] = 'x'
+	check(s, "Invalid string section", "Invalid string section")
+	s = validBase(t)
+	s.strings = append(s.strings, 'x')
+	check(s, "Invalid string section", "Invalid string section")
+	// Split BTF may have no strings of its own.
+	check(NewSpec(validBase(t)), "", "")
+}
