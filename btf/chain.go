@@ -86,14 +86,6 @@ func (s *Spec) FuncsByName(name string) []TypeID {
 // ErrVoid is Resolve's error for type id 0.
 var ErrVoid = errors.New("btf: void type")
 
-// isModifier tells the kinds that only qualify or rename another type.
-func isModifier(k Kind) bool {
-	switch k {
-	case KindTypedef, KindConst, KindVolatile, KindRestrict, KindTypeTag:
-		return true
-	}
-	return false
-}
 
 // Resolve follows typedefs and qualifiers (TYPEDEF, CONST, VOLATILE,
 // RESTRICT, TYPE_TAG) from id to the first other type and returns it with
@@ -107,7 +99,7 @@ func (s *Spec) Resolve(id TypeID) (*Type, TypeID, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if !isModifier(t.Kind()) {
+		if !isModifier(t) {
 			return t, id, nil
 		}
 		id = TypeID(t.SizeType)

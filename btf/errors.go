@@ -2,7 +2,7 @@ package btf
 
 // Errors are typed: FormatError for undecodable input (section + byte
 // offset), UnknownKindError when a kind cannot be sized (type id + kind),
-// ValidationError for verifier rules (type id + kind + rule).
+// ValidationError for verifier rules (type id + kind + the kernel's log).
 
 import (
 	"errors"
@@ -40,17 +40,20 @@ func (e *UnknownKindError) Error() string {
 
 func (e *UnknownKindError) Unwrap() error { return ErrUnknownKind }
 
-// ValidationError is one violation of the kernel verifier's rules. ID is 0
-// for violations of the header or the string section.
+// ValidationError is one violation of the kernel verifier's rules, in the
+// kernel's words. ID is the type id the log line names (0 for the header,
+// the string and the layout section), Kind that type's kind, Msg the
+// kernel's message alone ("Invalid type_id") and Log the verifier log as
+// BPF_BTF_LOAD's log prints it: the type line ("[5] PTR (anon) type_id=9
+// Invalid type_id"), with a second line for a member, DATASEC or LOCSEC
+// entry where the kernel prints one.
 type ValidationError struct {
 	ID   TypeID
 	Kind Kind
-	Rule string
+	Msg  string
+	Log  string
 }
 
 func (e *ValidationError) Error() string {
-	if e.ID == 0 && e.Kind == 0 {
-		return "btf: " + e.Rule
-	}
-	return fmt.Sprintf("btf: [%d] %s: %s", e.ID, e.Kind, e.Rule)
+	return "btf: " + e.Log
 }

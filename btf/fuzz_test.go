@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +16,7 @@ import (
 // dump formats, the typed views and Marshal, whose output must parse back
 // and re-marshal identically.
 func checkSpec(t *testing.T, s *Spec, base *Spec, data []byte) {
-	s.Validate()
+	checkValidate(t, s)
 	s.Dump(io.Discard, DumpOptions{})
 	s.Dump(io.Discard, DumpOptions{JSON: true})
 	for i := range s.types {
@@ -39,6 +41,31 @@ func checkSpec(t *testing.T, s *Spec, base *Spec, data []byte) {
 	out2, err := s2.Marshal(MarshalOptions{})
 	if err != nil || !bytes.Equal(out, out2) {
 		t.Fatalf("marshal not idempotent: %v", err)
+	}
+}
+
+// checkValidate runs both loaders' rules: every violation is a
+// *ValidationError with the kernel's message in its log, the result does
+// not change on a second run, and a blob BPF_BTF_LOAD accepts is accepted
+// by the vmlinux/module loader too (its rules are a subset).
+func checkValidate(t *testing.T, s *Spec) {
+	logs := func(l Loader) []string {
+		var out []string
+		for _, e := range s.ValidateFor(l) {
+			ve, ok := e.(*ValidationError)
+			if !ok || ve.Msg == "" || !strings.Contains(ve.Log, ve.Msg) {
+				t.Fatalf("%s: %T %v", l, e, e)
+			}
+			out = append(out, ve.Log)
+		}
+		return out
+	}
+	load, module := logs(LoaderBTFLoad), logs(LoaderKernel)
+	if !slices.Equal(load, logs(LoaderBTFLoad)) || !slices.Equal(module, logs(LoaderKernel)) {
+		t.Fatal("validation differs between two runs")
+	}
+	if len(load) == 0 && len(module) != 0 {
+		t.Fatalf("BPF_BTF_LOAD accepts, the module loader rejects: %v", module)
 	}
 }
 
@@ -93,6 +120,32 @@ func FuzzParseSplit(f *testing.F) {
 			return
 		}
 		checkSpec(t, s, base, data)
+	})
+}
+
+// FuzzValidateInline decodes and validates arbitrary .BTF.inline on the
+// vmlinux-like fixture of resolve/testdata (seeds: its real .BTF.inline,
+// and that blob with each verifier case on it applied).
+func FuzzValidateInline(f *testing.F) {
+	k := loadKFix(f)
+	f.Add(k.raw[viB])
+	for _, c := range kernelCases() {
+		if c.blob != viB || c.edit == nil {
+			continue
+		}
+		s, err := Parse(k.raw[viB], k.base[viB])
+		if err != nil {
+			f.Fatal(err)
+		}
+		c.edit(&ed{tb: f, s: s})
+		f.Add(mustMarshal(f, s, MarshalOptions{}))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, k.base[viB])
+		if err != nil {
+			return
+		}
+		checkSpec(t, s, k.base[viB], data)
 	})
 }
 

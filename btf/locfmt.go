@@ -13,27 +13,7 @@ import (
 // LocParamValid reports whether flags and vlen form a combination the
 // kernel accepts (spec 3.1 table), given the parameter size.
 func LocParamValid(size uint32, flags LocFlags, vlen int) bool {
-	if size == 0 || size > 16 {
-		return false
-	}
-	switch flags {
-	case LocConst, LocConst | LocSigned, LocConst | LocAddr, LocConst | LocAddr | LocSigned:
-		if size > 8 {
-			return false
-		}
-		if size > 4 {
-			return vlen == 2
-		}
-		return vlen == 1 || vlen == 2
-	case LocReg:
-		return vlen == 1 || vlen == 2
-	case LocReg | LocDeref:
-		return vlen == 1
-	case LocReg | LocOffset, LocReg | LocOffset | LocSigned,
-		LocReg | LocDeref | LocOffset, LocReg | LocDeref | LocOffset | LocSigned:
-		return vlen == 2 || vlen == 3
-	}
-	return false
+	return locParamRule(size, flags, false, vlen) == ""
 }
 
 // FormatLoc returns the location text of a LOC_PARAM with the given size,

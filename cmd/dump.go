@@ -4,10 +4,13 @@ package cmd
 // raw), which it matches byte for byte for kinds 1-19, plus the LOC kinds
 // in the format of bpftool's September 2026 follow-up. An ELF FILE is read
 // from its .BTF section; --section .BTF.inline reads that section split on
-// the ELF's own .BTF (itself split on the -B chain).
+// the ELF's own .BTF (itself split on the -B chain). --validate prints the
+// kernel verifier's verdict instead (btf.ValidateFor), for BPF_BTF_LOAD or
+// for the vmlinux/module loader.
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 
@@ -18,14 +21,14 @@ import (
 type dumpOptions struct {
 	bases    []string
 	json     bool
-	validate bool
+	validate string // "", or a btf.Loader name
 	section  string
 }
 
 var dumpOpts dumpOptions
 
 var dumpCmd = &cobra.Command{
-	Use:   "dump [-B BASE]... FILE [--json] [--validate] [--section NAME]",
+	Use:   "dump [-B BASE]... FILE [--json] [--validate[=load|module]] [--section NAME]",
 	Short: "dump BTF types like bpftool btf dump file",
 	Long: `Dump the types of FILE, a raw BTF blob (detached .btf, /sys/kernel/btf/*)
 or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
@@ -35,23 +38,56 @@ or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
                module.inline)
   --section S  read ELF section S (e.g. .BTF.inline, split on the ELF's own .BTF)
   -j, --json   JSON output like "bpftool -j btf dump file"
-  --validate   check the kernel verifier's rules instead of dumping; print
-               every violation and exit 1 if there is any`,
-	Args: cobra.ExactArgs(1),
+  --validate[=load|module]
+               check the kernel's BTF verifier rules instead of dumping,
+               print every violation and exit 1 if there is any:
+                 load    (the default) what BPF_BTF_LOAD checks (btf_parse):
+                         header, string and layout sections, every type's
+                         own fields, then the resolve of every type (what
+                         each type refers to, sizes, loops), the FUNC_PROTO
+                         checks and modifier chains
+                 module  what the kernel checks when it loads vmlinux BTF at
+                         boot or a module's BTF at module load
+                         (btf_parse_base, btf_parse_module): header, string
+                         section, every type's own fields and modifier
+                         chains; no resolve, the layout section not parsed
+               Each violation is printed as the kernel's verifier log prints
+               it ("[5] PTR (anon) type_id=9 Invalid type_id", a second line
+               for a member or entry). A type stops at its first violation,
+               as in the kernel, and the check goes on with the other types;
+               a type whose check runs into one already reported is not
+               reported again. See docs/validate.md.`,
+	Args: func(c *cobra.Command, args []string) error {
+		if len(args) == 2 && dumpOpts.validate != "" {
+			if _, err := btf.ParseLoader(args[0]); err == nil {
+				return fmt.Errorf("write --validate=%s, with '='", args[0])
+			}
+		}
+		return cobra.ExactArgs(1)(c, args)
+	},
 	RunE: func(c *cobra.Command, args []string) error {
 		o := &dumpOpts
 		spec, err := loadBTFChain(o.bases, args[0], o.section)
 		if err != nil {
 			return err
 		}
-		if o.validate {
-			errs := spec.Validate()
+		if o.validate != "" {
+			l, err := btf.ParseLoader(o.validate)
+			if err != nil {
+				return err
+			}
+			errs := spec.ValidateFor(l)
 			w := c.OutOrStdout()
 			for _, e := range errs {
-				fmt.Fprintln(w, e)
+				var ve *btf.ValidationError
+				if errors.As(e, &ve) {
+					fmt.Fprintln(w, ve.Log)
+				} else {
+					fmt.Fprintln(w, e)
+				}
 			}
 			if len(errs) > 0 {
-				return &exitError{code: 1, msg: fmt.Sprintf("%s: %d violations", args[0], len(errs))}
+				return &exitError{code: 1, msg: fmt.Sprintf("%s: %d violations of the kernel's %s rules", args[0], len(errs), l)}
 			}
 			return nil
 		}
@@ -63,7 +99,8 @@ func init() {
 	f := dumpCmd.Flags()
 	f.StringArrayVarP(&dumpOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
 	f.BoolVarP(&dumpOpts.json, "json", "j", false, "JSON output")
-	f.BoolVar(&dumpOpts.validate, "validate", false, "validate with the kernel verifier's rules")
+	f.StringVar(&dumpOpts.validate, "validate", "", "check the kernel verifier's rules: load (BPF_BTF_LOAD, the default) or module (vmlinux and module BTF loader)")
+	f.Lookup("validate").NoOptDefVal = btf.LoaderBTFLoad.String()
 	f.StringVar(&dumpOpts.section, "section", "", "ELF section to read (default .BTF)")
 	addCommand(dumpCmd)
 }

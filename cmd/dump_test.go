@@ -149,28 +149,38 @@ func TestDumpMultiSplitAndSection(t *testing.T) {
 	}
 }
 
+// TestDumpValidate: the kernel's log lines, one violation per type (the
+// LOCSEC refers to the FUNC already reported, so it is not reported
+// again), the exit status and the count on stderr, for both loaders.
 func TestDumpValidate(t *testing.T) {
-	out, stderr, code := runDump(t, "--validate", filepath.Join(btfFixtures, "kinds.aarch64.btf"))
-	if code != 0 || out != "" {
-		t.Fatalf("valid BTF: exit %d %q %q", code, out, stderr)
+	for _, mode := range []string{"--validate", "--validate=load", "--validate=module"} {
+		out, stderr, code := runDump(t, mode, filepath.Join(btfFixtures, "kinds.aarch64.btf"))
+		if code != 0 || out != "" {
+			t.Fatalf("valid BTF, %s: exit %d %q %q", mode, code, out, stderr)
+		}
 	}
 	s := btf.NewSpec(nil)
 	i := mustAddT(t, s, btf.NewInt(s.AddString("int"), 4, 1, 0, 32))
 	fp := mustAddT(t, s, btf.NewFuncProto(i, []btf.Param{{NameOff: 0, Type: i}}))
-	fn := mustAddT(t, s, btf.NewFunc(s.AddString("f"), fp, 2))                                         // 2 violations
-	mustAddT(t, s, btf.NewLocParam(8, btf.LocConst, 1))                                                // 1
-	mustAddT(t, s, btf.NewLocSec(s.AddString("inline.text"), []btf.LocEntry{{Func: fn, LocProto: 4}})) // 1
+	fn := mustAddT(t, s, btf.NewFunc(s.AddString("f"), fp, 2))
+	mustAddT(t, s, btf.NewLocParam(8, btf.LocConst, 1))
+	mustAddT(t, s, btf.NewLocSec(s.AddString("inline.text"), []btf.LocEntry{{Func: fn, LocProto: 4}}))
 	blob, _ := s.Marshal(btf.MarshalOptions{})
 	p := filepath.Join(t.TempDir(), "bad.btf")
 	os.WriteFile(p, blob, 0o644)
-	out, stderr, code = runDump(t, "--validate", p)
-	if code != 1 || strings.Count(out, "\n") != 4 || !strings.Contains(stderr, "4 violations") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
-	}
-	for _, w := range []string{"[3] FUNC: Invalid func linkage", "[3] FUNC: Invalid arg#1", "[4] LOC_PARAM: Invalid flags", "[5] LOCSEC: Invalid loc#0 loc_proto 4"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("missing %q in\n%s", w, out)
+	want := "[3] FUNC f type_id=2 Invalid func linkage\n" +
+		"[4] LOC_PARAM (anon) size=8 vlen=1 flags=0x2, 1 Invalid vlen\n"
+	for _, mode := range []string{"load", "module"} {
+		out, stderr, code := runDump(t, "--validate="+mode, p)
+		if code != 1 || out != want || !strings.HasSuffix(stderr, ": 2 violations of the kernel's "+mode+" rules\n") {
+			t.Fatalf("%s: exit %d\n%s\n%s", mode, code, out, stderr)
 		}
+	}
+	if _, stderr, code := runDump(t, "--validate", "module", p); code == 0 || !strings.Contains(stderr, "--validate=module") {
+		t.Fatalf("--validate module: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := runDump(t, "--validate=kernel", p); code == 0 || !strings.Contains(stderr, `unknown loader "kernel"`) {
+		t.Fatalf("--validate=kernel: exit %d %s", code, stderr)
 	}
 	if _, stderr, code := runDump(t, filepath.Join(btfFixtures, "kinds.c")); code == 0 || !strings.Contains(stderr, "bad magic") {
 		t.Fatalf("non-BTF input: exit %d %s", code, stderr)
