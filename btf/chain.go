@@ -86,7 +86,6 @@ func (s *Spec) FuncsByName(name string) []TypeID {
 // ErrVoid is Resolve's error for type id 0.
 var ErrVoid = errors.New("btf: void type")
 
-
 // Resolve follows typedefs and qualifiers (TYPEDEF, CONST, VOLATILE,
 // RESTRICT, TYPE_TAG) from id to the first other type and returns it with
 // its id.

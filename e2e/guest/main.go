@@ -26,7 +26,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
 )
 
 const tracing = "/sys/kernel/tracing"
