@@ -25,12 +25,12 @@ type dumpOptions struct {
 	section  string
 }
 
-var dumpOpts dumpOptions
-
-var dumpCmd = &cobra.Command{
-	Use:   "dump [-B BASE]... FILE [--json] [--validate[=load|module]] [--section NAME]",
-	Short: "dump BTF types like bpftool btf dump file",
-	Long: `Dump the types of FILE, a raw BTF blob (detached .btf, /sys/kernel/btf/*)
+func newDumpCmd() *cobra.Command {
+	o := &dumpOptions{}
+	c := &cobra.Command{
+		Use:   "dump [-B BASE]... FILE [--json] [--validate[=load|module]] [--section NAME]",
+		Short: "dump BTF types like bpftool btf dump file",
+		Long: `Dump the types of FILE, a raw BTF blob (detached .btf, /sys/kernel/btf/*)
 or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
 
   -B BASE      base BTF of a split FILE; repeat for a multi-split chain, the
@@ -57,52 +57,49 @@ or an ELF file (vmlinux, .ko: its .BTF section), in bpftool's raw format.
                as in the kernel, and the check goes on with the other types;
                a type whose check runs into one already reported is not
                reported again. See docs/validate.md.`,
-	Args: func(c *cobra.Command, args []string) error {
-		if len(args) == 2 && dumpOpts.validate != "" {
-			if _, err := btf.ParseLoader(args[0]); err == nil {
-				return fmt.Errorf("write --validate=%s, with '='", args[0])
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 2 && o.validate != "" {
+				if _, err := btf.ParseLoader(args[0]); err == nil {
+					return fmt.Errorf("write --validate=%s, with '='", args[0])
+				}
 			}
-		}
-		return cobra.ExactArgs(1)(c, args)
-	},
-	RunE: func(c *cobra.Command, args []string) error {
-		o := &dumpOpts
-		spec, err := loadBTFChain(o.bases, args[0], o.section)
-		if err != nil {
-			return err
-		}
-		if o.validate != "" {
-			l, err := btf.ParseLoader(o.validate)
+			return cobra.ExactArgs(1)(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, err := loadBTFChain(o.bases, args[0], o.section)
 			if err != nil {
 				return err
 			}
-			errs := spec.ValidateFor(l)
-			w := c.OutOrStdout()
-			for _, e := range errs {
-				var ve *btf.ValidationError
-				if errors.As(e, &ve) {
-					fmt.Fprintln(w, ve.Log)
-				} else {
-					fmt.Fprintln(w, e)
+			if o.validate != "" {
+				l, err := btf.ParseLoader(o.validate)
+				if err != nil {
+					return err
 				}
+				errs := spec.ValidateFor(l)
+				w := c.OutOrStdout()
+				for _, e := range errs {
+					var ve *btf.ValidationError
+					if errors.As(e, &ve) {
+						fmt.Fprintln(w, ve.Log)
+					} else {
+						fmt.Fprintln(w, e)
+					}
+				}
+				if len(errs) > 0 {
+					return &exitError{code: 1, msg: fmt.Sprintf("%s: %d violations of the kernel's %s rules", args[0], len(errs), l)}
+				}
+				return nil
 			}
-			if len(errs) > 0 {
-				return &exitError{code: 1, msg: fmt.Sprintf("%s: %d violations of the kernel's %s rules", args[0], len(errs), l)}
-			}
-			return nil
-		}
-		return spec.Dump(c.OutOrStdout(), btf.DumpOptions{JSON: o.json})
-	},
-}
-
-func init() {
-	f := dumpCmd.Flags()
-	f.StringArrayVarP(&dumpOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
-	f.BoolVarP(&dumpOpts.json, "json", "j", false, "JSON output")
-	f.StringVar(&dumpOpts.validate, "validate", "", "check the kernel verifier's rules: load (BPF_BTF_LOAD, the default) or module (vmlinux and module BTF loader)")
+			return spec.Dump(c.OutOrStdout(), btf.DumpOptions{JSON: o.json})
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVarP(&o.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
+	f.BoolVarP(&o.json, "json", "j", false, "JSON output")
+	f.StringVar(&o.validate, "validate", "", "check the kernel verifier's rules: load (BPF_BTF_LOAD, the default) or module (vmlinux and module BTF loader)")
 	f.Lookup("validate").NoOptDefVal = btf.LoaderBTFLoad.String()
-	f.StringVar(&dumpOpts.section, "section", "", "ELF section to read (default .BTF)")
-	addCommand(dumpCmd)
+	f.StringVar(&o.section, "section", "", "ELF section to read (default .BTF)")
+	return c
 }
 
 // loadBTFChain loads each base on top of the previous one, then file on top

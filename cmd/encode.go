@@ -24,12 +24,12 @@ type encodeOptions struct {
 	quiet      bool
 }
 
-var encodeOpts encodeOptions
-
-var encodeCmd = &cobra.Command{
-	Use:   "encode FILE [-B BASE]... [--base BASE.btf] (-o OUT | --elf-section) [--force] [--workers N]",
-	Short: "encode inline sites from DWARF as .BTF.inline",
-	Long: `Read every inline site of FILE (a vmlinux or a kernel module with DWARF) and
+func newEncodeCmd() *cobra.Command {
+	o := &encodeOptions{}
+	c := &cobra.Command{
+		Use:   "encode FILE [-B BASE]... [--base BASE.btf] (-o OUT | --elf-section) [--force] [--workers N]",
+		Short: "encode inline sites from DWARF as .BTF.inline",
+		Long: `Read every inline site of FILE (a vmlinux or a kernel module with DWARF) and
 encode the sites as BTF LOC_PARAM, LOC_PROTO and LOCSEC types, split on
 FILE's own .BTF: on vmlinux's .BTF for vmlinux, and for a module on the
 module's .BTF, itself split on vmlinux's .BTF (multi-split).
@@ -49,23 +49,21 @@ module's .BTF, itself split on vmlinux's .BTF (multi-split).
 The summary on stderr counts sites, added FUNC, FUNC_PROTO, LOC_PARAM,
 LOC_PROTO types, LOCSEC entries, types the base lacked, and the bytes
 written per site.`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(c *cobra.Command, args []string) error {
-		return runEncode(c.ErrOrStderr(), args[0], &encodeOpts)
-	},
-}
-
-func init() {
-	f := encodeCmd.Flags()
-	f.StringArrayVarP(&encodeOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
-	f.StringVar(&encodeOpts.baseBTF, "base", "", "base BTF of FILE's .BTF (vmlinux .btf for a module)")
-	f.StringVarP(&encodeOpts.out, "output", "o", "", "write detached BTF to this file")
-	f.BoolVar(&encodeOpts.elfSection, "elf-section", false, "write FILE's .BTF.inline section in place")
-	f.BoolVar(&encodeOpts.force, "force", false, "replace a different existing .BTF.inline")
-	f.IntVar(&encodeOpts.workers, "workers", 0, "parallel workers (default: number of CPUs)")
-	f.BoolVarP(&encodeOpts.verbose, "verbose", "v", false, "also print timings")
-	f.BoolVarP(&encodeOpts.quiet, "quiet", "q", false, "no summary")
-	addCommand(encodeCmd)
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runEncode(c.ErrOrStderr(), args[0], o)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVarP(&o.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
+	f.StringVar(&o.baseBTF, "base", "", "base BTF of FILE's .BTF (vmlinux .btf for a module)")
+	f.StringVarP(&o.out, "output", "o", "", "write detached BTF to this file")
+	f.BoolVar(&o.elfSection, "elf-section", false, "write FILE's .BTF.inline section in place")
+	f.BoolVar(&o.force, "force", false, "replace a different existing .BTF.inline")
+	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print timings")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
+	return c
 }
 
 func runEncode(stderr io.Writer, path string, o *encodeOptions) error {

@@ -16,10 +16,8 @@ import (
 func fixturePath(name string) string { return filepath.Join("..", "encode", "testdata", name) }
 
 func runEncodeCmd(args ...string) (int, string) {
-	encodeOpts = encodeOptions{}
 	var stdout, stderr bytes.Buffer
 	code := run(append([]string{"encode"}, args...), &stdout, &stderr)
-	encodeOpts = encodeOptions{}
 	return code, stderr.String()
 }
 
@@ -58,7 +56,6 @@ func TestEncodeELFSection(t *testing.T) {
 	if code := run([]string{"dump", "--section", ".BTF.inline", obj}, &stdout, &stderr); code != 0 {
 		t.Fatalf("dump --section: %s", stderr.String())
 	}
-	dumpOpts = dumpOptions{}
 
 	// Same contents again: allowed without --force.
 	if code, msg := runEncodeCmd(obj, "--elf-section"); code != 0 || !strings.Contains(msg, "unchanged") {

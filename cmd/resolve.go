@@ -20,12 +20,12 @@ type resolveOptions struct {
 	nesting bool
 }
 
-var resolveOpts resolveOptions
-
-var resolveCmd = &cobra.Command{
-	Use:   "resolve FUNC [FILE | --running] [-B BASE]... [--format kprobe|bpftrace|perf|json] [--args a,b]",
-	Short: "print every place a kprobe for FUNC fires, with argument fetch specs",
-	Long: `Resolve FUNC to every address a probe on it should use: each inline site
+func newResolveCmd() *cobra.Command {
+	o := &resolveOptions{}
+	c := &cobra.Command{
+		Use:   "resolve FUNC [FILE | --running] [-B BASE]... [--format kprobe|bpftrace|perf|json] [--args a,b]",
+		Short: "print every place a kprobe for FUNC fires, with argument fetch specs",
+		Long: `Resolve FUNC to every address a probe on it should use: each inline site
 listed in .BTF.inline, plus the entry of each out-of-line copy in the symbol
 table (FUNC itself and gcc clones FUNC.isra.N, FUNC.constprop.N, FUNC.part.N).
 For each place print the absolute address, caller+offset and a fetch argument
@@ -53,61 +53,58 @@ detached .BTF.inline with its base chain in -B (the last -B, if an ELF, gives
 the symbols and section addresses). With --running the BTF comes from
 /sys/kernel/btf/{vmlinux,MODULE}{,.inline} and addresses from /proc/kallsyms
 and /sys/module/MODULE/sections.`,
-	Args: cobra.RangeArgs(1, 2),
-	RunE: func(c *cobra.Command, args []string) error {
-		o := &resolveOpts
-		file := ""
-		if len(args) == 2 {
-			file = args[1]
-		}
-		if o.format == "" {
-			o.format = "kprobe"
-		}
-		ok := false
-		for _, f := range resolve.Formats {
-			ok = ok || f == o.format
-		}
-		if !ok {
-			return errors.New("--format: want one of " + strings.Join(resolve.Formats, ", "))
-		}
-		// A short-lived command over ~20 MB of BTF and symbols: collecting
-		// garbage less often saves a third of its CPU time.
-		debug.SetGCPercent(400)
-		t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
-			Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
-		if err != nil {
-			return err
-		}
-		var sel []string
-		if o.args != "" {
-			sel = strings.Split(o.args, ",")
-		}
-		r, err := t.Resolve(args[0], sel)
-		if err != nil {
-			var nf *resolve.NotFoundError
-			if errors.As(err, &nf) {
-				return &exitError{code: 2, msg: err.Error()}
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(c *cobra.Command, args []string) error {
+			file := ""
+			if len(args) == 2 {
+				file = args[1]
 			}
-			return err
-		}
-		if o.nesting {
-			if _, err := t.MarkNesting(r); err != nil {
+			if o.format == "" {
+				o.format = "kprobe"
+			}
+			ok := false
+			for _, f := range resolve.Formats {
+				ok = ok || f == o.format
+			}
+			if !ok {
+				return errors.New("--format: want one of " + strings.Join(resolve.Formats, ", "))
+			}
+			// A short-lived command over ~20 MB of BTF and symbols: collecting
+			// garbage less often saves a third of its CPU time.
+			debug.SetGCPercent(400)
+			t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
+				Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
+			if err != nil {
 				return err
 			}
-		}
-		return r.Write(c.OutOrStdout(), o.format)
-	},
-}
-
-func init() {
-	f := resolveCmd.Flags()
-	f.StringArrayVarP(&resolveOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
-	f.BoolVar(&resolveOpts.running, "running", false, "use the running kernel's BTF and addresses")
-	f.StringVar(&resolveOpts.module, "module", "", "with --running: the module (default vmlinux)")
-	f.StringVar(&resolveOpts.format, "format", "kprobe", "output format: kprobe, bpftrace, perf or json")
-	f.StringVar(&resolveOpts.args, "args", "", "comma-separated parameter names to fetch (default all)")
-	f.StringVar(&resolveOpts.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
-	f.BoolVar(&resolveOpts.nesting, "nesting", false, "mark inline sites nested in other inline expansions (reads the ELF's DWARF)")
+			var sel []string
+			if o.args != "" {
+				sel = strings.Split(o.args, ",")
+			}
+			r, err := t.Resolve(args[0], sel)
+			if err != nil {
+				var nf *resolve.NotFoundError
+				if errors.As(err, &nf) {
+					return &exitError{code: 2, msg: err.Error()}
+				}
+				return err
+			}
+			if o.nesting {
+				if _, err := t.MarkNesting(r); err != nil {
+					return err
+				}
+			}
+			return r.Write(c.OutOrStdout(), o.format)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVarP(&o.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
+	f.BoolVar(&o.running, "running", false, "use the running kernel's BTF and addresses")
+	f.StringVar(&o.module, "module", "", "with --running: the module (default vmlinux)")
+	f.StringVar(&o.format, "format", "kprobe", "output format: kprobe, bpftrace, perf or json")
+	f.StringVar(&o.args, "args", "", "comma-separated parameter names to fetch (default all)")
+	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
+	f.BoolVar(&o.nesting, "nesting", false, "mark inline sites nested in other inline expansions (reads the ELF's DWARF)")
 	_ = f.MarkHidden("sys-root")
-	addCommand(resolveCmd)
+	return c
 }

@@ -13,39 +13,8 @@ import (
 	"github.com/btfinline/btfinline/sframe"
 )
 
-var sframeCmd = &cobra.Command{
-	Use:   "sframe",
-	Short: "emit, dump and measure SFrame stack trace sections",
-	Long: `Produce SFrame (v3, or v2) stack trace information from the DWARF call
-frame information of an object, executable, shared library, vmlinux or kernel
-module, the way GNU as --gsframe translates it; dump .sframe sections in the
-format of readelf --sframe; and compare sizes.`,
-}
-
-var sframeEmitCmd = &cobra.Command{
-	Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3]",
-	Short: "translate .eh_frame/.debug_frame into an SFrame section",
-	Args:  cobra.ExactArgs(1),
-	RunE:  runSFrameEmit,
-}
-
-var sframeDumpCmd = &cobra.Command{
-	Use:   "dump FILE",
-	Short: "print a .sframe section like readelf --sframe",
-	Long: `Print the .sframe section of an ELF file, or a raw SFrame section written
-by "emit -o", in the format of readelf --sframe (binutils 2.46/2.47).`,
-	Args: cobra.ExactArgs(1),
-	RunE: runSFrameDump,
-}
-
-var sframeStatsCmd = &cobra.Command{
-	Use:   "stats FILE",
-	Short: "count FDEs/FREs, skipped FDEs by reason, and compare sizes",
-	Args:  cobra.ExactArgs(1),
-	RunE:  runSFrameStats,
-}
-
-var sframeOpts struct {
+// sframeOptions are the flags of the sframe subcommands.
+type sframeOptions struct {
 	out        string
 	elfSection bool
 	version    int
@@ -53,16 +22,45 @@ var sframeOpts struct {
 	quiet      bool
 }
 
-func init() {
-	f := sframeEmitCmd.Flags()
-	f.StringVarP(&sframeOpts.out, "output", "o", "", "write the raw section to `OUT.sframe`")
-	f.BoolVar(&sframeOpts.elfSection, "elf-section", false, "add .sframe to FILE in place (atomically)")
-	f.IntVar(&sframeOpts.version, "sframe-version", 3, "SFrame format version, 2 or 3")
-	f.Uint64Var(&sframeOpts.addr, "section-addr", 0, "address the raw section will sit at (with -o; default for linked inputs: just past the last PT_LOAD)")
-	f.BoolVarP(&sframeOpts.quiet, "quiet", "q", false, "do not report skipped FDEs")
-	sframeDumpCmd.Flags().Uint64Var(&sframeOpts.addr, "section-addr", 0, "address of a raw section (not needed for ELF files)")
-	sframeCmd.AddCommand(sframeEmitCmd, sframeDumpCmd, sframeStatsCmd)
-	addCommand(sframeCmd)
+func newSFrameCmd() *cobra.Command {
+	o := &sframeOptions{}
+	c := &cobra.Command{
+		Use:   "sframe",
+		Short: "emit, dump and measure SFrame stack trace sections",
+		Long: `Produce SFrame (v3, or v2) stack trace information from the DWARF call
+frame information of an object, executable, shared library, vmlinux or kernel
+module, the way GNU as --gsframe translates it; dump .sframe sections in the
+format of readelf --sframe; and compare sizes.`,
+	}
+	emit := &cobra.Command{
+		Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3]",
+		Short: "translate .eh_frame/.debug_frame into an SFrame section",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(c *cobra.Command, args []string) error { return runSFrameEmit(c, args, o) },
+	}
+	dump := &cobra.Command{
+		Use:   "dump FILE",
+		Short: "print a .sframe section like readelf --sframe",
+		Long: `Print the .sframe section of an ELF file, or a raw SFrame section written
+by "emit -o", in the format of readelf --sframe (binutils 2.46/2.47).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runSFrameDump(c, args, o) },
+	}
+	stats := &cobra.Command{
+		Use:   "stats FILE",
+		Short: "count FDEs/FREs, skipped FDEs by reason, and compare sizes",
+		Args:  cobra.ExactArgs(1),
+		RunE:  runSFrameStats,
+	}
+	f := emit.Flags()
+	f.StringVarP(&o.out, "output", "o", "", "write the raw section to `OUT.sframe`")
+	f.BoolVar(&o.elfSection, "elf-section", false, "add .sframe to FILE in place (atomically)")
+	f.IntVar(&o.version, "sframe-version", 3, "SFrame format version, 2 or 3")
+	f.Uint64Var(&o.addr, "section-addr", 0, "address the raw section will sit at (with -o; default for linked inputs: just past the last PT_LOAD)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not report skipped FDEs")
+	dump.Flags().Uint64Var(&o.addr, "section-addr", 0, "address of a raw section (not needed for ELF files)")
+	c.AddCommand(emit, dump, stats)
+	return c
 }
 
 func openSFrameInput(path string) (*sframe.Input, func(), error) {
@@ -73,11 +71,11 @@ func openSFrameInput(path string) (*sframe.Input, func(), error) {
 	return in, done, nil
 }
 
-func runSFrameEmit(cmd *cobra.Command, args []string) error {
-	if sframeOpts.version != 2 && sframeOpts.version != 3 {
+func runSFrameEmit(cmd *cobra.Command, args []string, o *sframeOptions) error {
+	if o.version != 2 && o.version != 3 {
 		return &exitError{code: 2, msg: "--sframe-version must be 2 or 3"}
 	}
-	if (sframeOpts.out == "") == !sframeOpts.elfSection {
+	if (o.out == "") == !o.elfSection {
 		return &exitError{code: 2, msg: "give exactly one of -o OUT.sframe and --elf-section"}
 	}
 	path := args[0]
@@ -86,20 +84,20 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer done()
-	em, err := in.Emit(sframe.EmitOptions{Version: uint8(sframeOpts.version)})
+	em, err := in.Emit(sframe.EmitOptions{Version: uint8(o.version)})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	stderr := cmd.ErrOrStderr()
-	if !sframeOpts.quiet {
+	if !o.quiet {
 		reportSkips(stderr, path, em)
 	}
-	if sframeOpts.out != "" {
-		addr := sframeOpts.addr
+	if o.out != "" {
+		addr := o.addr
 		if !cmd.Flags().Changed("section-addr") && !in.Rel {
 			// Where --elf-section would put it: just past the last segment.
 			addr = in.SectionAddr()
-			if !sframeOpts.quiet {
+			if !o.quiet {
 				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
 			}
 		}
@@ -107,7 +105,7 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(sframeOpts.out, data, 0o644)
+		return atomicfile.Write(o.out, data)
 	}
 	out, note, err := in.AddToELF(em)
 	if err != nil {
@@ -142,13 +140,13 @@ func sortedReasons(m map[string]int) []string {
 	return rs
 }
 
-func runSFrameDump(cmd *cobra.Command, args []string) error {
+func runSFrameDump(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	raw, err := os.ReadFile(args[0])
 	if err != nil {
 		return err
 	}
 	var data []byte
-	addr := sframeOpts.addr
+	addr := o.addr
 	name := ".sframe"
 	if len(raw) >= 2 && (bytes.Equal(raw[:2], []byte{0xe2, 0xde}) || bytes.Equal(raw[:2], []byte{0xde, 0xe2})) {
 		data = raw
@@ -157,8 +155,6 @@ func runSFrameDump(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
-		var sec interface{ String() string }
-		_ = sec
 		d, a, s, err := in.SFrameSection()
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)

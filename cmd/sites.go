@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/site"
 	"github.com/spf13/cobra"
 )
@@ -22,14 +23,15 @@ type sitesOptions struct {
 	workers   int
 	reasons   bool
 	nesting   bool
+	sysRoot   string // hidden --sys-root: a fake / for tests
 }
 
-var sitesOpts sitesOptions
-
-var sitesCmd = &cobra.Command{
-	Use:   "sites [FILE | --running] [-B BASE]... [--func RE] [--caller RE]",
-	Short: "list inline sites with their parameter locations",
-	Long: `List every inline site: address, caller+offset, ELF section, and the inlined
+func newSitesCmd() *cobra.Command {
+	o := &sitesOptions{}
+	c := &cobra.Command{
+		Use:   "sites [FILE | --running] [-B BASE]... [--func RE] [--caller RE]",
+		Short: "list inline sites with their parameter locations",
+		Long: `List every inline site: address, caller+offset, ELF section, and the inlined
 function with each parameter's type, name and location at the site.
 
 With --dwarf the sites are read from FILE's DWARF; otherwise from its
@@ -41,45 +43,45 @@ or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.
 instance of __list_del_entry inside one of __list_del_entry, where a probe
 fires twice for one outer call. .BTF.inline does not record nesting, so
 without --dwarf it reads the DWARF of FILE (or of the last -B).`,
-	Args: cobra.MaximumNArgs(1),
-	RunE: func(c *cobra.Command, args []string) error {
-		o := &sitesOpts
-		if len(args) == 1 {
-			o.file = args[0]
-		}
-		var (
-			sites []site.Site
-			err   error
-		)
-		if o.dwarf {
-			sites, err = dwarfSites(c, o)
-		} else if !o.stats {
-			// The BTF path prints its own lines: they carry the
-			// traceability mark (sites_btf.go).
-			return runBTFSites(c, o)
-		} else {
-			sites, err = btfSites(c, o)
-		}
-		if err != nil {
-			return err
-		}
-		return printSites(c, o, sites)
-	},
-}
-
-func init() {
-	f := sitesCmd.Flags()
-	f.BoolVar(&sitesOpts.dwarf, "dwarf", false, "read sites from DWARF instead of BTF")
-	f.StringArrayVarP(&sitesOpts.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
-	f.StringVar(&sitesOpts.funcRE, "func", "", "only sites of inlined functions matching this regexp")
-	f.StringVar(&sitesOpts.callerRE, "caller", "", "only sites inside callers matching this regexp")
-	f.StringVar(&sitesOpts.module, "module", "", "with --running: only this module (vmlinux for the kernel)")
-	f.BoolVar(&sitesOpts.running, "running", false, "read the running kernel's BTF and addresses")
-	f.BoolVar(&sitesOpts.traceable, "traceable", false, "drop sites a kprobe cannot be placed at")
-	f.BoolVarP(&sitesOpts.json, "json", "j", false, "JSON output")
-	f.BoolVar(&sitesOpts.stats, "stats", false, "print statistics instead of sites")
-	f.BoolVar(&sitesOpts.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
-	f.BoolVar(&sitesOpts.nesting, "nesting", false, "mark sites nested in other inline expansions (reads DWARF)")
-	f.IntVar(&sitesOpts.workers, "workers", 0, "parallel workers (default: number of CPUs)")
-	addCommand(sitesCmd)
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.file = args[0]
+			}
+			var (
+				sites []site.Site
+				st    *dwarfsite.Stats
+				err   error
+			)
+			if o.dwarf {
+				sites, st, err = dwarfSites(c, o)
+			} else if !o.stats {
+				// The BTF path prints its own lines: they carry the
+				// traceability mark (sites_btf.go).
+				return runBTFSites(c, o)
+			} else {
+				sites, err = btfSites(c, o)
+			}
+			if err != nil {
+				return err
+			}
+			return printSites(c, o, sites, st)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&o.dwarf, "dwarf", false, "read sites from DWARF instead of BTF")
+	f.StringArrayVarP(&o.bases, "base-btf", "B", nil, "base BTF (repeatable: first is the root, vmlinux)")
+	f.StringVar(&o.funcRE, "func", "", "only sites of inlined functions matching this regexp")
+	f.StringVar(&o.callerRE, "caller", "", "only sites inside callers matching this regexp")
+	f.StringVar(&o.module, "module", "", "with --running: only this module (vmlinux for the kernel)")
+	f.BoolVar(&o.running, "running", false, "read the running kernel's BTF and addresses")
+	f.BoolVar(&o.traceable, "traceable", false, "drop sites a kprobe cannot be placed at")
+	f.BoolVarP(&o.json, "json", "j", false, "JSON output")
+	f.BoolVar(&o.stats, "stats", false, "print statistics instead of sites")
+	f.BoolVar(&o.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
+	f.BoolVar(&o.nesting, "nesting", false, "mark sites nested in other inline expansions (reads DWARF)")
+	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
+	_ = f.MarkHidden("sys-root")
+	return c
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// sitesSysRoot is the hidden --sys-root of "sites" (a fake / for tests).
-var sitesSysRoot string
-
-func init() {
-	sitesCmd.Flags().StringVar(&sitesSysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
-	_ = sitesCmd.Flags().MarkHidden("sys-root")
-}
-
 // btfSite is a site read from .BTF.inline with what the inspector adds.
 type btfSite struct {
 	site.Site
@@ -55,7 +47,7 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 		}
 	}
 	t, err := resolve.Open(resolve.Options{File: o.file, Bases: o.bases, Running: o.running,
-		Module: o.module, Sys: ksys.System{Root: sitesSysRoot}})
+		Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
 	if err != nil {
 		return nil, nil, err
 	}
