@@ -61,7 +61,7 @@ func comparePlaced(a, b *Site) int {
 }
 
 // Compare orders sites at one place: by the inlined function (name,
-// declaration, prototype), then depth, call file and call line.
+// declaration, prototype), then depth, call line and call file.
 func Compare(a, b *Site) int {
 	fa, fb := a.Func, b.Func
 	switch {
@@ -81,10 +81,10 @@ func Compare(a, b *Site) int {
 	if c := cmp.Compare(a.Depth, b.Depth); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.CallFile, b.CallFile); c != 0 {
+	if c := cmp.Compare(a.CallLine, b.CallLine); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.CallLine, b.CallLine)
+	return cmp.Compare(a.CallFile, b.CallFile)
 }
 
 func compareFunc(fa, fb *Func) int {
