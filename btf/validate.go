@@ -711,6 +711,10 @@ func (v *verifier) ident(off uint32) bool {
 // section is btf_name_valid_section on a valid offset.
 func (v *verifier) section(off uint32) bool { return validSection(v.str(off)) }
 
+// ValidIdentifier reports whether the kernel accepts name as the name of
+// a FUNC, a parameter or a member (btf_name_valid_identifier).
+func ValidIdentifier(name string) bool { return validIdentifier([]byte(name)) }
+
 // validIdentifier: isalpha, '_' or '.' first, then isalnum, '_' or '.',
 // at most KSYM_NAME_LEN bytes, with the kernel's ctype (Latin-1 letters
 // count).

@@ -6,6 +6,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"io"
 	"runtime/debug"
 
@@ -22,6 +23,7 @@ type encodeOptions struct {
 	workers    int
 	verbose    bool
 	quiet      bool
+	langs      string
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -43,12 +45,16 @@ module's .BTF, itself split on vmlinux's .BTF (multi-split).
   --force          replace an existing .BTF.inline that differs
   --workers N      compilation units read in parallel (default: all CPUs);
                    the output does not depend on it
+  --lang-exclude L leave out the compilation units of languages L (default
+                   rust, as kbuild's pahole does: a kernel's .BTF has no
+                   Rust types); "" keeps every unit
   -q, --quiet      no summary on stderr
   -v, --verbose    add the time spent reading, encoding and in total
 
 The summary on stderr counts sites, added FUNC, FUNC_PROTO, LOC_PARAM,
-LOC_PROTO types, LOCSEC entries, types the base lacked, and the bytes
-written per site.`,
+LOC_PROTO types, LOCSEC entries, types the base lacked, the units left out,
+the functions skipped because a type of theirs does not convert to BTF
+(their sites only: the rest is encoded), and the bytes written per site.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runEncode(c.ErrOrStderr(), args[0], o)
@@ -63,6 +69,7 @@ written per site.`,
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print timings")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
+	f.StringVar(&o.langs, "lang-exclude", "rust", "leave out the compilation units of these source languages (comma-separated; \"\" for none)")
 	return c
 }
 
@@ -75,7 +82,11 @@ func runEncode(stderr io.Writer, path string, o *encodeOptions) error {
 	if o.baseBTF != "" {
 		bases = append([]string{o.baseBTF}, bases...)
 	}
-	r, err := encode.File(path, encode.Options{Bases: bases, Workers: o.workers})
+	langs, err := dwarfsite.ParseLanguages(o.langs)
+	if err != nil {
+		return fmt.Errorf("--lang-exclude: %w", err)
+	}
+	r, err := encode.File(path, encode.Options{Bases: bases, Workers: o.workers, ExcludeLanguages: langs})
 	if err != nil {
 		return err
 	}

@@ -422,3 +422,40 @@ func TestWorkersDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureRust: a program with a Rust compilation unit (Rust inline
+// sites, the unit type "()" as a parameter type) is read whole, as
+// llvm-dwarfdump reads it; with Rust left out, the Rust unit is counted,
+// not read.
+func TestFixtureRust(t *testing.T) {
+	path := filepath.Join("..", "encode", "testdata", "rust.elf")
+	res, err := ReadFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inl, params := dwarfdumpCounts(t, path)
+	if res.Stats.Entries != inl || res.Stats.ParamEntries != params || res.Stats.Warnings != 0 {
+		t.Errorf("read %d inlined subroutines / %d parameters (%d warnings), llvm-dwarfdump %d / %d", res.Stats.Entries, res.Stats.ParamEntries, res.Stats.Warnings, inl, params)
+	}
+	var b strings.Builder
+	site.WriteSites(&b, res.Sites, site.FormatOptions{})
+	for _, want := range []string{"rust_mix+0x0 .text write<u8>(() self [unavailable], u8 v [reg4], u64 * acc [reg1])", "c_mix+0x0 .text twice("} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	c, err := ReadFile(path, Options{ExcludeLanguages: []string{"rust"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cSites := 0
+	for _, s := range res.Sites {
+		if strings.HasPrefix(s.Caller, "c_mix") {
+			cSites++
+		}
+	}
+	if c.Stats.ExcludedUnits["rust"] != 1 || c.Stats.ExcludedSites+c.Stats.Entries != inl || len(c.Sites) != cSites || cSites == 0 {
+		t.Errorf("without Rust: units left out %v, %d sites left out + %d read of %d; %d sites, want the %d of the C unit",
+			c.Stats.ExcludedUnits, c.Stats.ExcludedSites, c.Stats.Entries, inl, len(c.Sites), cSites)
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // WriteStats prints the --stats summary.
@@ -56,6 +59,12 @@ func WriteStats(w io.Writer, st *Stats) error {
 	}
 	if st.Warnings > 0 {
 		fmt.Fprintf(bw, "warnings (entries skipped):        %d\n", st.Warnings)
+	}
+	for _, l := range slices.Sorted(maps.Keys(st.ExcludedUnits)) {
+		fmt.Fprintf(bw, "units left out (%s):%s%d\n", l, strings.Repeat(" ", max(1, 20-len(l))), st.ExcludedUnits[l])
+	}
+	if st.ExcludedSites > 0 {
+		fmt.Fprintf(bw, "  their inline sites:              %d\n", st.ExcludedSites)
 	}
 	if st.Resumed > 0 {
 		fmt.Fprintf(bw, "  undecodable entries passed over: %d (each with the rest of the subtree it ends)\n", st.Resumed)

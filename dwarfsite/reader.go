@@ -36,6 +36,10 @@ type Options struct {
 	// function / containing function they accept.
 	Func   func(name string) bool
 	Caller func(name string) bool
+	// ExcludeLanguages leaves out the compilation units of these
+	// languages (LangName names): their inline sites are counted in
+	// Stats.ExcludedSites, not read.
+	ExcludeLanguages []string
 }
 
 // Result is what ReadFile found.
@@ -72,6 +76,10 @@ type Stats struct {
 	// address range that holds only at certain location views (gcc's
 	// DW_AT_GNU_locviews): found only by matching the site's entry view.
 	ViewOnly int
+	// ExcludedUnits counts the units left out by language (LangName);
+	// ExcludedSites the inlined subroutine entries in them.
+	ExcludedUnits map[string]int
+	ExcludedSites int
 }
 
 type unitHdr struct {
@@ -272,6 +280,13 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 		st.ViewOnly += s.ViewOnly
 		st.Resumed += s.Resumed
 		st.LostSites += s.LostSites
+		st.ExcludedSites += s.ExcludedSites
+		for l, n := range s.ExcludedUnits {
+			if st.ExcludedUnits == nil {
+				st.ExcludedUnits = map[string]int{}
+			}
+			st.ExcludedUnits[l] += n
+		}
 		for _, m := range perWarn[wi] {
 			if len(res.Warnings) < maxWarnings {
 				res.Warnings = append(res.Warnings, m)

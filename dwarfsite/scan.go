@@ -2,6 +2,7 @@ package dwarfsite
 
 import (
 	"debug/dwarf"
+	"encoding/binary"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
@@ -278,4 +279,27 @@ func skipForm(c *dwarfbuf.Buf, form uint64, u *unitHdr, depth int) {
 	default:
 		c.Failf("unknown attribute form 0x%x", form)
 	}
+}
+
+// countInlined counts the DW_TAG_inlined_subroutine entries of unit u
+// without decoding any: the sites of a unit left out.
+func countInlined(info []byte, u *unitHdr, tab *abbrevTable, order binary.ByteOrder) int {
+	c := dwarfbuf.Make(".debug_info", order, 0, info[:u.end])
+	c.Skip(uint64(u.dieOff))
+	n := 0
+	for c.Left() > 0 && c.Err() == nil {
+		code := c.Uleb()
+		if code == 0 {
+			continue
+		}
+		ab := tab.get(code)
+		if ab == nil {
+			break
+		}
+		skipAttrs(&c, ab, u)
+		if ab.tag == dwarf.TagInlinedSubroutine {
+			n++
+		}
+	}
+	return n
 }

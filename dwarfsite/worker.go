@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"github.com/btfinline/btfinline/site"
+	"slices"
 	"sort"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
@@ -132,12 +133,27 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	w.cuBase, _ = cu.Val(dwarf.AttrLowpc).(uint64)
 	w.locBase, _ = cu.Val(dwarf.AttrLoclistsBase).(int64)
 	w.addrBase, _ = cu.Val(dwarf.AttrAddrBase).(int64)
+	excluded := ""
+	if len(w.opt.ExcludeLanguages) > 0 {
+		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
+		if n := LangName(lang); slices.Contains(w.opt.ExcludeLanguages, n) {
+			excluded = n
+		}
+	}
 	if !cu.Children {
 		return nil
 	}
 	tab, err := parseAbbrevs(w.o.debug[".debug_abbrev"], u.abbrev, u)
 	if err != nil {
 		w.warn("unit at .debug_info+0x%x skipped: %v", u.off, err)
+		return nil
+	}
+	if excluded != "" {
+		if w.stats.ExcludedUnits == nil {
+			w.stats.ExcludedUnits = map[string]int{}
+		}
+		w.stats.ExcludedUnits[excluded]++
+		w.stats.ExcludedSites += countInlined(w.o.debug[".debug_info"], u, tab, w.o.order)
 		return nil
 	}
 	info := w.o.debug[".debug_info"]

@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -32,9 +34,10 @@ import (
 type Result struct {
 	Data    []byte
 	Stats   locsec.Stats
-	Sites   []site.Site // as the DWARF reader returned them
-	Base    *btf.Spec   // FILE's own .BTF (on its chain)
-	Spec    *btf.Spec   // the encoded inline BTF
+	DWARF   dwarfsite.Stats // what the DWARF reader saw (units left out among it)
+	Sites   []site.Site     // as the DWARF reader returned them
+	Base    *btf.Spec       // FILE's own .BTF (on its chain)
+	Spec    *btf.Spec       // the encoded inline BTF
 	Timings [4]time.Duration
 	// KindBytes is the record bytes per kind in Data; the rest is
 	// strings (StrBytes) and the header and layout section.
@@ -60,6 +63,11 @@ type Options struct {
 	// Workers is how many compilation units are read in parallel (0: one
 	// per CPU); the output does not depend on it.
 	Workers int
+	// ExcludeLanguages leaves out the compilation units of these source
+	// languages (dwarfsite.LangName names). A kernel's .BTF has no Rust
+	// types (kbuild runs pahole with --lang_exclude=rust), so the command
+	// line leaves Rust out by default.
+	ExcludeLanguages []string
 }
 
 // File encodes the inline sites of the vmlinux or module at path as split
@@ -111,7 +119,7 @@ func File(path string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	res, err := dw.Sites(dwarfsite.Options{Workers: workers})
+	res, err := dw.Sites(dwarfsite.Options{Workers: workers, ExcludeLanguages: o.ExcludeLanguages})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +149,7 @@ func File(path string, o Options) (*Result, error) {
 		return nil, err
 	}
 	t3 := time.Now()
-	return &Result{Data: data, Stats: st, Sites: res.Sites, Base: own, Spec: dst,
+	return &Result{Data: data, Stats: st, DWARF: res.Stats, Sites: res.Sites, Base: own, Spec: dst,
 		KindBytes: sizeByKind(dst), StrBytes: dst.StringsLen(),
 		Timings: [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t3.Sub(t0)}}, nil
 }
@@ -223,6 +231,15 @@ func (r *Result) WriteSummary(w io.Writer, timings bool) {
 	fmt.Fprintf(w, "added: FUNC %d (%d reused from base), FUNC_PROTO %d, LOC_PARAM %d, LOC_PROTO %d, base-less types %d\n",
 		st.Funcs, st.FuncsReused, st.FuncProtos, st.LocParams, st.LocProtos, st.BaseTypes)
 	fmt.Fprintf(w, "parameters without location: %d (%d not encodable)\n", st.Unavailable, st.Unencodable)
+	for _, l := range slices.Sorted(maps.Keys(r.DWARF.ExcludedUnits)) {
+		fmt.Fprintf(w, "left out: %d %s compilation unit(s) (--lang-exclude)\n", r.DWARF.ExcludedUnits[l], l)
+	}
+	if r.DWARF.ExcludedSites > 0 {
+		fmt.Fprintf(w, "left out: %d inline sites in them\n", r.DWARF.ExcludedSites)
+	}
+	if st.SkippedFuncs > 0 {
+		fmt.Fprintf(w, "skipped: %d functions (%d sites) that BTF cannot carry, e.g. %s\n", st.SkippedFuncs, st.SkippedSites, st.Skipped)
+	}
 	fmt.Fprintf(w, "total: %d bytes, %.2f bytes per site\n", len(r.Data), per)
 	if st.Entries == 0 {
 		fmt.Fprintln(w, "note: no inline sites: the output holds no LOCSEC")

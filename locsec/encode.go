@@ -46,6 +46,14 @@ type Stats struct {
 	BaseTypes   int // other types added (types the base chain lacks)
 	Unavailable int // parameter slots without a location
 	Unencodable int // parameter locations the format cannot carry
+	// SkippedFuncs counts the inlined functions left out because BTF
+	// cannot carry them (a name the kernel refuses, such as Rust's
+	// "write<u8>"; a type that does not convert, such as Rust's unit type
+	// "()", a base type of size 0); SkippedSites their sites; Skipped
+	// says which was first, and why.
+	SkippedFuncs int
+	SkippedSites int
+	Skipped      string
 }
 
 // ObjectBase returns the base CONST|ADDR values are relative to: the
@@ -141,35 +149,40 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	sort.SliceStable(order, func(a, b int) bool { return site.LessInSection(&sites[order[a]], &sites[order[b]]) })
 
 	// Phase 1: the prototypes' types, in first-use order.
-	type protoTypes struct {
-		ret    btf.TypeID
-		params []btf.TypeID
-	}
 	var funcs []*site.Func
 	ptypes := map[*site.Func]*protoTypes{}
+	skipped := map[*site.Func]bool{}
+	kept := order[:0:0]
 	for _, i := range order {
 		f := sites[i].Func
 		if f == nil {
 			return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", sites[i].Section, sites[i].SectionOff)
 		}
-		if _, ok := ptypes[f]; ok {
+		if skipped[f] {
+			e.st.SkippedSites++
 			continue
 		}
-		pt := &protoTypes{}
-		var err error
-		if pt.ret, err = e.typeID(dwarf.Offset(f.RetTypeOff), f.RetTypeID); err != nil {
-			return e.st, fmt.Errorf("locsec: return type of %s: %w", f.Name, err)
+		if _, ok := ptypes[f]; ok {
+			kept = append(kept, i)
+			continue
 		}
-		for _, p := range f.Params {
-			id, err := e.typeID(dwarf.Offset(p.TypeOff), p.TypeID)
-			if err != nil {
-				return e.st, fmt.Errorf("locsec: type of parameter %s of %s: %w", p.Name, f.Name, err)
+		pt, err := e.protoTypes(f)
+		if err != nil {
+			// One function whose types do not convert costs its sites,
+			// never the whole object.
+			skipped[f] = true
+			e.st.SkippedFuncs++
+			e.st.SkippedSites++
+			if e.st.Skipped == "" {
+				e.st.Skipped = err.Error()
 			}
-			pt.params = append(pt.params, id)
+			continue
 		}
 		ptypes[f] = pt
 		funcs = append(funcs, f)
+		kept = append(kept, i)
 	}
+	order = kept
 	if types != nil {
 		if err := types.Commit(); err != nil {
 			return e.st, err
@@ -349,6 +362,39 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 		e.st.Entries += len(out)
 	}
 	return e.st, nil
+}
+
+// protoTypes are the BTF ids of an inlined function's return and
+// parameter types.
+type protoTypes struct {
+	ret    btf.TypeID
+	params []btf.TypeID
+}
+
+func (e *encoder) protoTypes(f *site.Func) (*protoTypes, error) {
+	// The kernel refuses a FUNC (or parameter) whose name is no C
+	// identifier, e.g. Rust's "into<u8, u64>".
+	if !btf.ValidIdentifier(f.Name) {
+		return nil, fmt.Errorf("%s: the kernel takes no such FUNC name (not a C identifier)", f.Name)
+	}
+	for _, p := range f.Params {
+		if p.Name != "" && !btf.ValidIdentifier(p.Name) {
+			return nil, fmt.Errorf("parameter %q of %s: not a C identifier", p.Name, f.Name)
+		}
+	}
+	pt := &protoTypes{}
+	var err error
+	if pt.ret, err = e.typeID(dwarf.Offset(f.RetTypeOff), f.RetTypeID); err != nil {
+		return nil, fmt.Errorf("return type of %s: %w", f.Name, err)
+	}
+	for _, p := range f.Params {
+		id, err := e.typeID(dwarf.Offset(p.TypeOff), p.TypeID)
+		if err != nil {
+			return nil, fmt.Errorf("type of parameter %s of %s: %w", p.Name, f.Name, err)
+		}
+		pt.params = append(pt.params, id)
+	}
+	return pt, nil
 }
 
 func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {

@@ -34,7 +34,7 @@ func toolIn(t testing.TB, env, name, what string) string {
 }
 
 // SystemTool returns the path of a tool installed from Debian's packages
-// (llvm-dwarfdump, gdb, aarch64-linux-gnu-gcc, ...).
+// (llvm-dwarfdump, aarch64-linux-gnu-gcc, ...).
 func SystemTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
