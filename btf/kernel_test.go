@@ -16,7 +16,7 @@ import (
 func TestKernelELF(t *testing.T) {
 	tools := bpftools(t)
 	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Arch, func(t *testing.T) { checkKernelELF(t, k, tools) })
+		t.Run(k.Name, func(t *testing.T) { checkKernelELF(t, k, tools) })
 	}
 }
 
@@ -26,7 +26,7 @@ func checkKernelELF(t *testing.T, k testutil.Kernel, tools map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.Arch == "x86_64" {
+	if k.Name == "6.1-x86_64" {
 		raw, _ := vmlinux(t)
 		if !bytes.Equal(mustMarshal(t, vm, MarshalOptions{}), raw) {
 			t.Fatal("vmlinux .BTF differs from btf/testdata/vmlinux.btf.gz (make -C btf/testdata kernel)")
@@ -61,7 +61,7 @@ func checkKernelELF(t *testing.T, k testutil.Kernel, tools map[string]string) {
 		}
 	}
 	t.Run("vmlinux", func(t *testing.T) { check(t, vm, "file", vmPath) })
-	for _, name := range testutil.KernelModules {
+	for _, name := range k.Modules() {
 		m := filepath.Join(k.Dir, "modules", name+".ko")
 		t.Run(name, func(t *testing.T) {
 			s, err := LoadFile(m, vm)

@@ -12,7 +12,7 @@ import (
 // boot/module loader's.
 func TestKernelValidateBothLoaders(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Arch, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			vm, err := LoadFile(filepath.Join(k.Dir, "vmlinux"), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -25,7 +25,7 @@ func TestKernelValidateBothLoaders(t *testing.T) {
 				}
 			}
 			t.Run("vmlinux", func(t *testing.T) { check(t, vm) })
-			for _, name := range testutil.KernelModules {
+			for _, name := range k.Modules() {
 				t.Run(name, func(t *testing.T) {
 					s, err := LoadFile(filepath.Join(k.Dir, "modules", name+".ko"), vm)
 					if err != nil {

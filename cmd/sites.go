@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/site"
 	"github.com/spf13/cobra"
@@ -38,6 +39,9 @@ With --dwarf the sites are read from FILE's DWARF; otherwise from its
 .BTF.inline (an ELF section or a detached file, with -B for the base chain),
 or with --running from /sys/kernel/btf/*.inline and /proc/kallsyms.
 
+--traceable drops the sites a kprobe cannot be placed at (docs/inspect.md),
+with --dwarf by the rules of FILE's own tables.
+
 --nesting marks a site that lies inside another inline expansion with
 "[nested in an inlined OUTER (depth N)]" (JSON: depth, outer), e.g. an
 instance of __list_del_entry inside one of __list_del_entry, where a probe
@@ -47,6 +51,9 @@ without --dwarf it reads the DWARF of FILE (or of the last -B).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.file = args[0]
+			}
+			if err := o.check(); err != nil {
+				return err
 			}
 			var (
 				sites []site.Site
@@ -84,4 +91,22 @@ without --dwarf it reads the DWARF of FILE (or of the last -B).`,
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
 	_ = f.MarkHidden("sys-root")
 	return c
+}
+
+// check refuses flags that mean nothing in the chosen mode, rather than
+// ignoring them.
+func (o *sitesOptions) check() error {
+	switch {
+	case o.dwarf && o.running:
+		return errors.New("--dwarf reads FILE, --running the running kernel: give one")
+	case o.dwarf && len(o.bases) > 0:
+		return errors.New("-B is the base of a .BTF.inline: --dwarf reads FILE's DWARF alone")
+	case o.reasons && !o.dwarf:
+		return errors.New("--reasons needs --dwarf (.BTF.inline keeps no reasons)")
+	case o.module != "" && !o.running:
+		return errors.New("--module needs --running")
+	case o.stats && o.json:
+		return errors.New("--stats prints a table: no --json")
+	}
+	return nil
 }

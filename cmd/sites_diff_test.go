@@ -245,12 +245,12 @@ func withPaholeBTF(t *testing.T, obj string, bases []string) (string, []string) 
 func TestKernelSitesDWARFvsBTF(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
 		vmlinux := filepath.Join(k.Dir, "vmlinux")
-		t.Run(k.Arch+"/vmlinux", func(t *testing.T) {
+		t.Run(k.Name+"/vmlinux", func(t *testing.T) {
 			n, notrace := diffSites(t, vmlinux, nil)
 			t.Logf("%d sites equal; %d notrace marks", n, notrace)
 		})
-		for _, m := range testutil.KernelModules {
-			t.Run(k.Arch+"/"+m, func(t *testing.T) {
+		for _, m := range k.Modules() {
+			t.Run(k.Name+"/"+m, func(t *testing.T) {
 				n, notrace := diffSites(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux})
 				t.Logf("%d sites equal; %d notrace marks", n, notrace)
 			})

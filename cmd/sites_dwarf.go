@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/site"
 	"regexp"
 
@@ -35,6 +38,11 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if err != nil {
 		return nil, nil, err
 	}
+	if o.traceable {
+		if res.Sites, err = traceableDWARFSites(o.file, res.Sites); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %s\n", w)
 	}
@@ -63,4 +71,31 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 		return site.WriteJSON(w, sites, site.FormatOptions{})
 	}
 	return site.WriteSites(w, sites, site.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
+}
+
+// traceableDWARFSites keeps the sites that the kprobe rules of the ELF at
+// path accept (the rules sites --traceable applies from BTF, from the same
+// ELF's tables).
+func traceableDWARFSites(path string, sites []site.Site) ([]site.Site, error) {
+	f, err := elfobj.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rules, err := kprobe.ForELF(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rel := f.Type == elf.ET_REL
+	out := sites[:0]
+	for _, s := range sites {
+		a := s.Addr
+		if rel {
+			a = s.SectionOff
+		}
+		if rules.Check(s.Section, a, s.Caller) == "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

@@ -421,13 +421,17 @@ func TestKernelEncode(t *testing.T) {
 		vmlinux := filepath.Join(k.Dir, "vmlinux")
 		// pahole made .BTF from the same DWARF: every prototype type must
 		// be found in the base chain.
-		t.Run(k.Arch+"/vmlinux", func(t *testing.T) {
-			if r := checkEncode(t, vmlinux, nil, []int{2, 1}); r.Stats.BaseTypes != 0 {
+		t.Run(k.Name+"/vmlinux", func(t *testing.T) {
+			r := checkEncode(t, vmlinux, nil, []int{2, 1})
+			if r.Stats.BaseTypes != 0 {
 				t.Errorf("%d types added", r.Stats.BaseTypes)
 			}
+			var sum strings.Builder
+			r.WriteSummary(&sum, false)
+			testutil.Figures(t, k, "encode-vmlinux.txt", sum.String())
 		})
-		for _, m := range testutil.KernelModules {
-			t.Run(k.Arch+"/"+m, func(t *testing.T) {
+		for _, m := range k.Modules() {
+			t.Run(k.Name+"/"+m, func(t *testing.T) {
 				if r := checkEncode(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux}, []int{1, 2, 8}); r.Stats.BaseTypes != 0 {
 					t.Errorf("%d types added", r.Stats.BaseTypes)
 				}

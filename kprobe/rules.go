@@ -558,6 +558,19 @@ func (r *Rules) relPatchSites(f *elf.File) error {
 	return nil
 }
 
+// ForELF reads f's symbol table and returns its rules (ELFRules on them).
+func ForELF(f *elfobj.File) (*Rules, error) {
+	a, err := arch.FromELF(f.Machine)
+	if err != nil {
+		return nil, err
+	}
+	es, err := ksym.ReadELFSymbols(f.File, MarkerNames())
+	if err != nil {
+		return nil, fmt.Errorf("symbol table: %w", err)
+	}
+	return ELFRules(f, a, es.Funcs, es.Markers)
+}
+
 // MarkerNames are the symbols ELFRules needs from a linked object.
 func MarkerNames() map[string]bool {
 	m := map[string]bool{"__start___jump_table": true, "__stop___jump_table": true,

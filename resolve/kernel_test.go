@@ -68,7 +68,7 @@ func kernelSites(t *testing.T, vmlinux string) ([]site.Site, map[int]string) {
 // forKernels runs check as one subtest per kernel build (x86_64, arm64).
 func forKernels(t *testing.T, check func(t *testing.T, k testutil.Kernel, vmlinux string)) {
 	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Arch, func(t *testing.T) { check(t, k, filepath.Join(k.Dir, "vmlinux")) })
+		t.Run(k.Name, func(t *testing.T) { check(t, k, filepath.Join(k.Dir, "vmlinux")) })
 	}
 }
 
@@ -278,8 +278,11 @@ func BenchmarkKernelResolve(b *testing.B) {
 // vmlinux and checks that the classes partition the functions.
 func TestKernelStats(t *testing.T) { forKernels(t, checkStats) }
 
-func checkStats(t *testing.T, _ testutil.Kernel, vmlinux string) {
+func checkStats(t *testing.T, k testutil.Kernel, vmlinux string) {
 	st := checkedStats(t, kernelInlineBTF(t, vmlinux), vmlinux)
+	var b bytes.Buffer
+	st.Write(&b)
+	testutil.Figures(t, k, "stats-vmlinux.txt", b.String())
 	// Debian 6.1 x86-64 has tens of thousands of each; a broken reader
 	// (e.g. no __mcount_loc) would give zero.
 	if st.Fentry < 20000 || st.InlinedOnly < 10000 || st.NoTrace < 1000 {
@@ -320,14 +323,14 @@ func checkedStats(t *testing.T, inl string, bases ...string) *Stats {
 func TestKernelStatsModules(t *testing.T) { forKernels(t, checkStatsModules) }
 
 func checkStatsModules(t *testing.T, k testutil.Kernel, vmlinux string) {
-	for _, m := range testutil.KernelModules {
+	for _, m := range k.Modules() {
 		t.Run(m, func(t *testing.T) {
 			ko := filepath.Join(k.Dir, "modules", m+".ko")
 			st := checkedStats(t, encodeModule(t, vmlinux, ko), vmlinux, ko)
 			if st.Fentry == 0 || st.InlinedOnly == 0 || st.Other != 0 {
 				t.Errorf("implausible table: %+v", st)
 			}
-			if m == "tcp_bbr" && k.Arch == "x86_64" {
+			if m == "tcp_bbr" && k.Name == "6.1-x86_64" {
 				want := [4]int{14, 4, 2, 0} // fentry, notrace, of which init/exit, no BTF
 				if got := [4]int{st.Fentry, st.NoTrace, st.NoTraceInit, st.NoBTF}; got != want {
 					t.Errorf("tcp_bbr fentry, notrace, init/exit, no BTF = %v, want %v", got, want)

@@ -85,7 +85,7 @@ func TestKernelModulePatchSites(t *testing.T) { forKernels(t, checkModulePatchSi
 func checkModulePatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 	objdump := k.Objdump(t)
 	want := patchInsns[k.Arch]
-	for _, m := range testutil.KernelModules {
+	for _, m := range k.Modules() {
 		t.Run(m, func(t *testing.T) {
 			ko := filepath.Join(k.Dir, "modules", m+".ko")
 			inl := encodeModule(t, vmlinux, ko)

@@ -11,17 +11,17 @@ import (
 // .debug_frame and the modules' (relocated) .debug_frame, x86-64 and arm64
 // (whose kernel signs return addresses: DW_CFA_AARCH64_negate_ra_state).
 func TestKernelUnwindAgrees(t *testing.T) {
-	wantFDEs := map[string]int{"x86_64": 46039, "arm64": 44940}
+	wantFDEs := map[string]int{"6.1-x86_64": 46039, "6.1-arm64": 44940}
 	for _, k := range testutil.Kernels(t) {
 		files := []string{"vmlinux"}
-		for _, m := range testutil.KernelModules {
+		for _, m := range k.Modules() {
 			files = append(files, filepath.Join("modules", m+".ko"))
 		}
 		for _, f := range files {
-			t.Run(k.Arch+"/"+f, func(t *testing.T) {
+			t.Run(k.Name+"/"+f, func(t *testing.T) {
 				for _, v := range []uint8{Version3, Version2} {
 					vr := verifyFile(t, filepath.Join(k.Dir, f), v)
-					if n, ok := wantFDEs[k.Arch]; ok && f == "vmlinux" && v == Version3 && vr.FDEs != n {
+					if n, ok := wantFDEs[k.Name]; ok && f == "vmlinux" && v == Version3 && vr.FDEs != n {
 						t.Errorf("checked %d FDEs, want all %d", vr.FDEs, n)
 					}
 				}
@@ -43,7 +43,7 @@ func TestKernelLLVM(t *testing.T) {
 func TestKernelModuleSection(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
 		for _, m := range []string{"tcp_bbr", "xfs"} {
-			t.Run(k.Arch+"/"+m, func(t *testing.T) { checkModuleSection(t, filepath.Join(k.Dir, "modules", m+".ko")) })
+			t.Run(k.Name+"/"+m, func(t *testing.T) { checkModuleSection(t, filepath.Join(k.Dir, "modules", m+".ko")) })
 		}
 	}
 }

@@ -1,14 +1,18 @@
 // Package testutil finds the external reference tools and data that the
-// tests compare against. "make test" provides them (scripts/setup); a plain
-// "go test" outside CI skips the comparisons it cannot make, and inside CI
-// (CI=true) a missing tool is a failure, so that a comparison can never pass
-// by not running.
+// tests compare against. "make test" provides them (scripts/setup, make
+// check-kernel); a plain "go test" outside CI skips the comparisons it
+// cannot make, and inside CI (CI=true) a missing tool or data set is a
+// failure, so that a comparison can never pass by not running.
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -45,13 +49,14 @@ func SystemTool(t testing.TB, name string) string {
 }
 
 // KernelData returns the folder of ../shared/tools/kernel-data (the Debian
-// 6.1 vmlinux and modules), from $BTFI_KERNEL_DATA. Only the check-kernel
-// and bench targets set it.
+// 6.1 vmlinux and modules), from $BTFI_KERNEL_DATA, which make
+// check-kernel and make bench KERNEL=1 set; without it the test or
+// benchmark skips, and inside CI fails.
 func KernelData(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("BTFI_KERNEL_DATA")
 	if dir == "" {
-		t.Skip("BTFI_KERNEL_DATA unset (make check-kernel sets it)")
+		missing(t, "kernel data: BTFI_KERNEL_DATA unset (make check-kernel sets it)")
 	}
 	return dir
 }
@@ -64,31 +69,72 @@ func missing(t testing.TB, what string) {
 	t.Skipf("missing %s", what)
 }
 
-// Kernel is one real kernel build of the kernel data: the Debian 6.1
-// x86-64 kernel of ../shared/tools/kernel-data and, when fetched, its arm64
-// build (scripts/kernel-data-arm64).
+// Kernel is one real kernel build of the kernel data.
 type Kernel struct {
-	Arch string // "x86_64" or "arm64"
-	Dir  string // vmlinux, modules/*.ko
+	Name    string // the subtest name: "6.1-x86_64", "6.1-arm64", "6.12-x86_64"
+	Arch    string // "x86_64" or "arm64"
+	Release string // "6.1", "6.12"
+	Dir     string // vmlinux, modules/*.ko, and for Debian's packages config, version
+	// Pinned is true for the builds whose figures the tests write down
+	// (Debian 12's 6.1, whose package is pinned); for the others every
+	// expectation is derived live, since the archive may have replaced
+	// the build the tool fetched.
+	Pinned bool
 }
 
-// Kernels returns the kernel builds to check: x86-64 from
-// $BTFI_KERNEL_DATA (skipping without it, like KernelData) and arm64 from
-// $BTFI_KERNEL_DATA_ARM64, which make check-kernel sets too (inside CI it
-// must be set).
+// kernelEnvs are the kernel builds make check-kernel provides.
+var kernelEnvs = []struct {
+	env                 string
+	name, arch, release string
+	pinned              bool
+}{
+	{"BTFI_KERNEL_DATA", "6.1-x86_64", "x86_64", "6.1", true},
+	{"BTFI_KERNEL_DATA_ARM64", "6.1-arm64", "arm64", "6.1", true},
+	{"BTFI_KERNEL_DATA_TRIXIE", "6.12-x86_64", "x86_64", "6.12", false},
+}
+
+// Kernels returns the kernel builds to check: Debian 12's 6.1 for x86-64
+// ($BTFI_KERNEL_DATA) and arm64 ($BTFI_KERNEL_DATA_ARM64), and Debian
+// 13's 6.12 for x86-64 ($BTFI_KERNEL_DATA_TRIXIE), which make
+// check-kernel sets. Outside CI a build whose variable is unset is left
+// out (with none, the test skips); inside CI each missing one fails.
 func Kernels(t testing.TB) []Kernel {
 	t.Helper()
-	ks := []Kernel{{"x86_64", KernelData(t)}}
-	if dir := os.Getenv("BTFI_KERNEL_DATA_ARM64"); dir != "" {
-		ks = append(ks, Kernel{"arm64", dir})
-	} else if os.Getenv("CI") != "" {
-		t.Fatal("BTFI_KERNEL_DATA_ARM64 unset (make check-kernel sets it)")
+	var ks []Kernel
+	for _, e := range kernelEnvs {
+		dir := os.Getenv(e.env)
+		if dir == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s unset (make check-kernel sets it)", e.env)
+			}
+			continue
+		}
+		ks = append(ks, Kernel{Name: e.name, Arch: e.arch, Release: e.release, Dir: dir, Pinned: e.pinned})
+	}
+	if len(ks) == 0 {
+		missing(t, "kernel data: BTFI_KERNEL_DATA, BTFI_KERNEL_DATA_ARM64, BTFI_KERNEL_DATA_TRIXIE unset (make check-kernel sets them)")
 	}
 	return ks
 }
 
-// KernelModules are the modules both kernel builds provide.
-var KernelModules = []string{"tcp_bbr", "virtio_net", "fuse", "nf_tables", "xfs"}
+// Modules returns the names of the build's modules (modules/*.ko): the
+// same five for both 6.1 builds, and on 6.12 overlay in place of fuse
+// (built in there).
+func (k Kernel) Modules() []string {
+	paths, _ := filepath.Glob(filepath.Join(k.Dir, "modules", "*.ko"))
+	var out []string
+	for _, p := range paths {
+		out = append(out, strings.TrimSuffix(filepath.Base(p), ".ko"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Vmlinux is the path of the build's vmlinux.
+func (k Kernel) Vmlinux() string { return filepath.Join(k.Dir, "vmlinux") }
+
+// Module is the path of module m of the build.
+func (k Kernel) Module(m string) string { return filepath.Join(k.Dir, "modules", m+".ko") }
 
 // A64Tool returns the path of an aarch64 binutils tool (as, ld, objdump)
 // from scripts/a64tools, found through $BTFI_A64TOOLS.
@@ -103,4 +149,54 @@ func (k Kernel) Objdump(t testing.TB) string {
 		return A64Tool(t, "objdump")
 	}
 	return RefTool(t, "objdump")
+}
+
+// figuresDir is docs/figures of the repository: the figures the README and
+// docs quote, one folder per kernel build.
+func figuresDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "docs", "figures")
+}
+
+// UpdateFigures says whether the figure files are being rewritten
+// (BTFI_UPDATE_FIGURES=1: after a change that moves them, on purpose).
+func UpdateFigures() bool { return os.Getenv("BTFI_UPDATE_FIGURES") != "" }
+
+// Figures checks got against docs/figures/<k.Name>/<name>, the figures the
+// README quotes for build k. For a pinned build a difference fails; for
+// another build the file is compared only when it was written for the
+// same package version (docs/figures/<k.Name>/version), since the archive
+// may have replaced the build, whose figures are then only logged. With
+// BTFI_UPDATE_FIGURES=1 the files are written instead.
+func Figures(t testing.TB, k Kernel, name, got string) {
+	t.Helper()
+	dir := filepath.Join(figuresDir(), k.Name)
+	path := filepath.Join(dir, name)
+	version, _ := os.ReadFile(filepath.Join(k.Dir, "version"))
+	if UpdateFigures() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(version) > 0 {
+			os.WriteFile(filepath.Join(dir, "version"), version, 0o644)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("no figures file %s (write it with BTFI_UPDATE_FIGURES=1): %v", path, err)
+		return
+	}
+	if !k.Pinned {
+		if was, _ := os.ReadFile(filepath.Join(dir, "version")); !bytes.Equal(was, version) {
+			t.Logf("%s: build %q, the figures are of %q: not compared; now:\n%s", name, bytes.TrimSpace(version), bytes.TrimSpace(was), got)
+			return
+		}
+	}
+	if string(want) != got {
+		t.Errorf("%s figures changed (the README quotes them; BTFI_UPDATE_FIGURES=1 rewrites them on purpose):\n--- %s\n%s\n--- now\n%s", k.Name, path, want, got)
+	}
 }
