@@ -346,7 +346,7 @@ func verifyFile(t *testing.T, path string, version uint8) VerifyResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vr := in.Verify(em, s, 20)
+	vr := in.CheckFrames(em, in.SectionFinder(em, s), CheckOptions{MaxReport: 20, Insns: true, Gaps: true})
 	for _, m := range vr.Mismatches {
 		if m != "" {
 			t.Error(m)
