@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"strings"
 
 	"github.com/btfinline/btfinline/sframe"
 )
@@ -131,13 +130,15 @@ func (p *piece) init() {
 	p.id = -1
 }
 
-// rebase returns the content of p seen from offset off (trimmed) on: the
-// row in effect at off moves to 0. PC-mask content rotates instead.
-func (p *piece) rebase(off uint64) []prow {
+// slice returns the content of p for its stretch [lo, hi) (trimmed), seen
+// from lo: the row in effect at lo moves to 0, rows from hi on are left
+// out. PC-mask content is periodic: it rotates to the phase of lo and
+// keeps its whole period.
+func (p *piece) slice(lo, hi uint64) []prow {
 	if p.rep != 0 {
 		// Build keeps PC-mask content only with a row at 0, so every
 		// phase has a row in effect.
-		off %= p.rep
+		off := lo % p.rep
 		if off == 0 {
 			return p.rows
 		}
@@ -158,21 +159,16 @@ func (p *piece) rebase(off uint64) []prow {
 		}
 		return out
 	}
-	j := sort.Search(len(p.rows), func(k int) bool { return p.rows[k].start > off }) - 1
-	if j < 0 {
-		out := make([]prow, len(p.rows))
-		for i, r := range p.rows {
-			out[i] = prow{r.start - off, r.state}
-		}
-		return out
+	j := sort.Search(len(p.rows), func(k int) bool { return p.rows[k].start > lo }) - 1
+	var out []prow
+	if j >= 0 {
+		out = append(out, prow{0, p.rows[j].state})
 	}
-	if off == 0 {
-		return p.rows
-	}
-	out := make([]prow, 0, len(p.rows)-j)
-	out = append(out, prow{0, p.rows[j].state})
 	for _, r := range p.rows[j+1:] {
-		out = append(out, prow{r.start - off, r.state})
+		if r.start >= hi {
+			break
+		}
+		out = append(out, prow{r.start - lo, r.state})
 	}
 	return out
 }
@@ -266,9 +262,20 @@ func Build(funcs []Func, opt Options) (*Built, error) {
 	}
 	// Segments, untrimmed, relative to the base.
 	var segs []segment
-	for _, k := range ks {
+	allCuts := make([][]int, len(ks))
+	for i, k := range ks {
+		allCuts[i] = cutRows(k.rows, k.f, opt.Strategy, bt.states, sp)
+	}
+	if opt.Strategy == StrategyCalleeSaved && opt.Dedup {
+		rows := make([][]prow, len(ks))
+		for i, k := range ks {
+			rows[i] = k.rows
+		}
+		allCuts = cutsThatPay(rows, allCuts, len(bt.states))
+	}
+	for i, k := range ks {
 		f := k.f
-		cuts := cutRows(k.rows, f, opt.Strategy, bt.states, sp)
+		cuts := allCuts[i]
 		st.StrategyCuts += len(cuts) - 1
 		for ci, c := range cuts {
 			segEnd := f.Size
@@ -394,6 +401,105 @@ func cutRows(rows []prow, f *Func, s Strategy, states []State, sp uint64) []int 
 	return cuts
 }
 
+// cutsThatPay keeps, of each function's cuts, those that pay for their
+// inner entry: a cut makes one more entry, and saves payload only when the
+// pieces it makes are shared with other functions. Each function takes the
+// subset of its cuts with the least estimated cost, counting how many
+// functions could share each piece; a second round recounts with the
+// choices made.
+func cutsThatPay(rows [][]prow, cuts [][]int, nstates int) [][]int {
+	// Estimated widths: an inner entry, a chunk entry, a state id.
+	const entryBits, chunkBits = 26, 24
+	stateBits := float64(bitsFor(uint64(max(nstates, 1) - 1)))
+	type cand struct {
+		cuts []int
+		keys []string
+		bits []float64 // payload + chunk entry per piece
+	}
+	var buf []byte
+	pieceOf := func(r []prow, lo, hi int) (string, float64) {
+		buf = buf[:0]
+		s0 := r[lo].start
+		if lo == 0 {
+			s0 = 0
+		}
+		mx := uint64(0)
+		for _, x := range r[lo:hi] {
+			buf = binary.AppendUvarint(buf, x.start-s0)
+			buf = binary.AppendUvarint(buf, uint64(x.state))
+			mx = max(mx, x.start-s0)
+		}
+		return string(buf), chunkBits + float64(hi-lo)*(float64(bitsFor(mx))+stateBits)
+	}
+	cands := make([][]cand, len(rows))
+	for i, c := range cuts {
+		inner := c[1:]
+		for mask := 0; mask < 1<<len(inner); mask++ {
+			cc := []int{0}
+			for j, x := range inner {
+				if mask&(1<<j) != 0 {
+					cc = append(cc, x)
+				}
+			}
+			var cd cand
+			cd.cuts = cc
+			for j, lo := range cc {
+				hi := len(rows[i])
+				if j+1 < len(cc) {
+					hi = cc[j+1]
+				}
+				k, b := pieceOf(rows[i], lo, hi)
+				cd.keys = append(cd.keys, k)
+				cd.bits = append(cd.bits, b)
+			}
+			cands[i] = append(cands[i], cd)
+		}
+	}
+	count := map[string]int{}
+	for _, cs := range cands {
+		seen := map[string]bool{}
+		for _, cd := range cs {
+			for _, k := range cd.keys {
+				if !seen[k] {
+					seen[k] = true
+					count[k]++
+				}
+			}
+		}
+	}
+	choice := make([]int, len(rows))
+	for round := 0; round < 2; round++ {
+		for i, cs := range cands {
+			best, bestCost := 0, math.Inf(1)
+			for ci, cd := range cs {
+				cost := 0.0
+				for j, k := range cd.keys {
+					n := count[k]
+					if round > 0 && choice[i] != ci {
+						n++ // this function would join the sharers
+					}
+					cost += entryBits + cd.bits[j]/float64(max(n, 1))
+				}
+				if cost < bestCost {
+					best, bestCost = ci, cost
+				}
+			}
+			choice[i] = best
+		}
+		clear(count)
+		for i, cs := range cands {
+			for _, k := range cs[choice[i]].keys {
+				count[k]++
+			}
+		}
+	}
+	out := make([][]int, len(rows))
+	for i, cs := range cands {
+		out[i] = cs[choice[i]].cuts
+	}
+	return out
+}
+
 type layout struct {
 	ib       uint
 	nb       uint64
@@ -429,17 +535,21 @@ func layOut(segs []segment, ib uint, spanEnd uint64, dedup bool, nstates int) *l
 			ents = append(ents, ent{cur, nil})
 			l.gaps++
 		}
-		ents = append(ents, ent{s.start, s.p})
-		for b := (s.start/B + 1) * B; b < s.end; b += B {
-			off := b - s.start
-			rows := s.p.rebase(off)
-			p := s.p
-			if !sameRows(rows, s.p.rows) || !dedup {
-				p = &piece{rows: rows, rep: s.rep}
+		first := (s.start/B + 1) * B
+		if first >= s.end {
+			ents = append(ents, ent{s.start, s.p})
+		} else {
+			// A chunk crossing bucket boundaries becomes one piece per
+			// bucket, each with the rows of its stretch only.
+			for a := s.start; a < s.end; a = (a/B + 1) * B {
+				b := min((a/B+1)*B, s.end)
+				p := &piece{rows: s.p.slice(a-s.start, b-s.start), rep: s.rep}
 				p.init()
+				if a > s.start {
+					l.cont++
+				}
+				ents = append(ents, ent{a, p})
 			}
-			ents = append(ents, ent{b, p})
-			l.cont++
 		}
 		cur = s.end
 	}
@@ -688,12 +798,14 @@ func writeState(w *bitWriter, h *Header, s State) error {
 	return nil
 }
 
-// String names the table's bit parameters the way the review quotes the
+// BitParameters names the address split the way the review quotes the
 // POC's output.
-func (h *Header) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Bit parameters: bottom_trim=%d, outer_bits=%d, inner_bits=%d\n", h.BottomTrim, h.OuterBits(), h.InnerBits)
-	fmt.Fprintf(&b, "Bit-packing: chunk_idx=%d, outer_start=%d, fre_offset=%d, fre_start_width=%d, state_idx=%d, reg=%d, cfa_off=%d, ra_off=%d, fp_off=%d",
+func (h *Header) BitParameters() string {
+	return fmt.Sprintf("Bit parameters: bottom_trim=%d, outer_bits=%d, inner_bits=%d", h.BottomTrim, h.OuterBits(), h.InnerBits)
+}
+
+// BitPacking names the field widths.
+func (h *Header) BitPacking() string {
+	return fmt.Sprintf("Bit-packing: chunk_idx=%d, outer_start=%d, fre_offset=%d, fre_start_width=%d, state_idx=%d, reg=%d, cfa_off=%d, ra_off=%d, fp_off=%d",
 		h.ChunkW, h.OuterW, h.FREOffW, h.StartWW, h.StateW, h.RegW, h.CFAOffW, h.RAOffW, h.FPOffW)
-	return b.String()
 }

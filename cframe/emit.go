@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/sframe"
 )
 
@@ -141,4 +142,33 @@ func (e *Emitted) Verify(in *sframe.Input, b []byte, sectionAddr uint64, maxRepo
 		MaxReport: maxReport, Insns: true, Gaps: true,
 		Keep: func(i int) bool { return e.Built.Kept[i] },
 	}), nil
+}
+
+// SectionName is where "sframe emit --format cframe --elf-section" puts
+// the table.
+const SectionName = ".cframe"
+
+// AddToELF returns the ELF image of in with the table added as a
+// non-allocated .cframe section: in a linked file at an address just past
+// the last segment (the table's text base is relative to it; no segment
+// maps it), in a module at address 0 with its section map.
+func (e *Emitted) AddToELF(in *sframe.Input) ([]byte, string, error) {
+	if in.File.Section(SectionName) != nil {
+		return nil, "", fmt.Errorf("the file already has a %s section", SectionName)
+	}
+	sec := elfwrite.Section{Name: SectionName, Addralign: 8}
+	if in.Rel {
+		b, err := e.Encode(0)
+		if err != nil {
+			return nil, "", err
+		}
+		sec.Data = b
+		out, _, err := elfwrite.BuildSections(in.Raw, []elfwrite.Section{sec})
+		return out, "", err
+	}
+	out, addr, off, err := in.AddUnmapped(sec, e.Encode)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, fmt.Sprintf("note: %s (experimental) added at file offset %#x with address %#x; no segment maps it", SectionName, off, addr), nil
 }

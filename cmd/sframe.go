@@ -81,6 +81,12 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 		return &exitError{code: 2, msg: "give exactly one of -o OUT.sframe and --elf-section"}
 	}
 	path := args[0]
+	if cf, err := cframeFormat(cmd); err != nil || cf {
+		if err != nil {
+			return err
+		}
+		return runCFrameEmit(cmd, path)
+	}
 	in, done, err := openSFrameInput(path)
 	if err != nil {
 		return err
@@ -147,6 +153,9 @@ func runSFrameDump(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if done, err := runCFrameDump(cmd, args[0], raw); done {
+		return err
+	}
 	var data []byte
 	addr := sframeOpts.addr
 	name := ".sframe"
@@ -157,8 +166,6 @@ func runSFrameDump(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
-		var sec interface{ String() string }
-		_ = sec
 		d, a, s, err := in.SFrameSection()
 		if err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
@@ -174,6 +181,18 @@ func runSFrameDump(cmd *cobra.Command, args []string) error {
 
 func runSFrameStats(cmd *cobra.Command, args []string) error {
 	path := args[0]
+	cf, err := cframeFormat(cmd)
+	if err != nil {
+		return err
+	}
+	if raw, err := os.ReadFile(path); err == nil && isCFrame(raw) {
+		t, err := cframeOf(path, raw)
+		if err != nil {
+			return err
+		}
+		printCFrameTable(cmd.OutOrStdout(), path, t, len(raw))
+		return nil
+	}
 	in, done, err := openSFrameInput(path)
 	if err != nil {
 		return err
@@ -205,5 +224,8 @@ func runSFrameStats(cmd *cobra.Command, args []string) error {
 	}
 	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v2", st.V2Bytes)
 	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v3", st.V3Bytes)
+	if cf {
+		return printCFrameStats(w, in, st)
+	}
 	return nil
 }

@@ -230,6 +230,13 @@ type Loc struct {
 	Addr uint64
 }
 
+func (l Loc) String() string {
+	if l.Sec < 0 {
+		return fmt.Sprintf("%#x", l.Addr)
+	}
+	return fmt.Sprintf("[%d]+%#x", l.Sec, l.Addr)
+}
+
 // FrameFinder answers the frame rule at l the way one table format finds
 // it. ok false means "no frame".
 type FrameFinder func(l Loc) (fr Frame, ok bool)

@@ -1,0 +1,206 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/btfinline/btfinline/cframe"
+	"github.com/btfinline/btfinline/internal/elfwrite"
+	"github.com/btfinline/btfinline/sframe"
+)
+
+// The experimental CFrame format of "sframe emit|dump|stats --format
+// cframe" (docs/cframe.md). SFrame stays the default.
+
+var cframeOpts struct {
+	format     string
+	dumpFormat string
+	strategy   string
+}
+
+func init() {
+	for _, c := range []*cobra.Command{sframeEmitCmd, sframeStatsCmd} {
+		c.Flags().StringVar(&cframeOpts.format, "format", "sframe", "table format: sframe, or cframe (experimental compact table, docs/cframe.md)")
+		c.Flags().StringVar(&cframeOpts.strategy, "chunk-strategy", "callee-saved", "with --format cframe: none (one chunk per function) or callee-saved (prologue/body/epilogue, deduplicated)")
+	}
+	sframeDumpCmd.Flags().StringVar(&cframeOpts.dumpFormat, "format", "", "section to dump from an ELF file holding both: sframe or cframe")
+}
+
+// cframeFormat reports whether --format asks for CFrame, checking the
+// flags that go with it.
+func cframeFormat(cmd *cobra.Command) (bool, error) {
+	switch cframeOpts.format {
+	case "sframe", "":
+		if cmd.Flags().Changed("chunk-strategy") {
+			return false, &exitError{code: 2, msg: "--chunk-strategy needs --format cframe"}
+		}
+		return false, nil
+	case "cframe":
+		if cmd.Flags().Changed("sframe-version") {
+			return false, &exitError{code: 2, msg: "--sframe-version is for --format sframe"}
+		}
+		if _, err := cframe.ParseStrategy(cframeOpts.strategy); err != nil {
+			return false, &exitError{code: 2, msg: err.Error()}
+		}
+		return true, nil
+	}
+	return false, &exitError{code: 2, msg: fmt.Sprintf("--format must be sframe or cframe, not %q", cframeOpts.format)}
+}
+
+func cframeOptions() cframe.Options {
+	s, _ := cframe.ParseStrategy(cframeOpts.strategy)
+	return cframe.Options{Strategy: s, Dedup: s != cframe.StrategyNone, InnerBits: -1}
+}
+
+func runCFrameEmit(cmd *cobra.Command, path string) error {
+	in, done, err := openSFrameInput(path)
+	if err != nil {
+		return err
+	}
+	defer done()
+	e, err := cframe.Emit(in, cframeOptions())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if !sframeOpts.quiet {
+		reportSkips(stderr, path, e.SFrame)
+		for _, r := range cframe.Reasons(e.Built.Stats.Dropped) {
+			fmt.Fprintf(stderr, "btfinline: %s: %d function(s) without CFrame: %s\n", path, e.Built.Stats.Dropped[r], r)
+		}
+	}
+	if sframeOpts.out != "" {
+		addr := sframeOpts.addr
+		if !cmd.Flags().Changed("section-addr") && !in.Rel {
+			addr = in.SectionAddr()
+			if !sframeOpts.quiet {
+				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
+			}
+		}
+		b, err := e.Encode(addr)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(sframeOpts.out, b, 0o644)
+	}
+	out, note, err := e.AddToELF(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := elfwrite.WriteAtomic(path, out); err != nil {
+		return err
+	}
+	if note != "" && !sframeOpts.quiet {
+		fmt.Fprintf(stderr, "btfinline: %s: %s\n", path, note)
+	}
+	return nil
+}
+
+// isCFrame tells a raw CFrame table by its magic.
+func isCFrame(raw []byte) bool {
+	return len(raw) >= 2 && (raw[0] == cframe.Magic&0xff && raw[1] == cframe.Magic>>8 || raw[0] == cframe.Magic>>8 && raw[1] == cframe.Magic&0xff)
+}
+
+// cframeOf returns the CFrame table of raw: the file itself, or an ELF
+// file's .cframe section (nil, nil without one).
+func cframeOf(path string, raw []byte) (*cframe.Table, error) {
+	if isCFrame(raw) {
+		t, err := cframe.Decode(raw, sframeOpts.addr, cframe.SectionName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return t, nil
+	}
+	in, err := sframe.Open(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s := in.File.Section(cframe.SectionName)
+	if s == nil {
+		return nil, nil
+	}
+	d, err := s.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t, err := cframe.Decode(d, s.Addr, s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// runCFrameDump dumps a CFrame table if raw is one or holds one and the
+// --format flag does not ask for SFrame; done says whether it did.
+func runCFrameDump(cmd *cobra.Command, path string, raw []byte) (done bool, err error) {
+	if cframeOpts.dumpFormat == "sframe" {
+		return false, nil
+	}
+	if cframeOpts.dumpFormat != "" && cframeOpts.dumpFormat != "cframe" {
+		return true, &exitError{code: 2, msg: fmt.Sprintf("--format must be sframe or cframe, not %q", cframeOpts.dumpFormat)}
+	}
+	if cframeOpts.dumpFormat == "" && !isCFrame(raw) {
+		// An ELF file: CFrame only when it has no .sframe.
+		if in, err := sframe.Open(raw); err == nil {
+			if _, _, _, err := in.SFrameSection(); err == nil {
+				return false, nil
+			}
+		}
+	}
+	t, err := cframeOf(path, raw)
+	if err != nil {
+		return true, err
+	}
+	if t == nil {
+		if cframeOpts.dumpFormat == "cframe" {
+			return true, fmt.Errorf("%s: no %s section", path, cframe.SectionName)
+		}
+		return false, nil
+	}
+	return true, cframe.Dump(cmd.OutOrStdout(), t)
+}
+
+// printCFrameStats adds the CFrame figures to "sframe stats".
+func printCFrameStats(w io.Writer, in *sframe.Input, st *sframe.Stats) error {
+	opt := cframeOptions()
+	e, err := cframe.Emit(in, opt)
+	if err != nil {
+		return err
+	}
+	b, err := e.Encode(0)
+	if err != nil {
+		return err
+	}
+	s := &e.Built.Stats
+	fmt.Fprintf(w, "  CFrame (experimental), chunk strategy %v", opt.Strategy)
+	if opt.Dedup {
+		fmt.Fprintf(w, ", deduplicated")
+	}
+	fmt.Fprintf(w, ":\n")
+	fmt.Fprintf(w, "    functions:       %d (%d rows, %d states)\n", s.Funcs, s.Rows, s.States)
+	for _, r := range cframe.Reasons(s.Dropped) {
+		fmt.Fprintf(w, "      %6d  without CFrame: %s\n", s.Dropped[r], r)
+	}
+	fmt.Fprintf(w, "    chunks:          %d before deduplication (%d cut by the strategy, %d restarted at a bucket), %d after\n", s.Pieces, s.StrategyCuts, s.Continued, s.Chunks)
+	fmt.Fprintf(w, "    inner entries:   %d (%d GAP)\n", s.Pieces+s.Gaps, s.Gaps)
+	fmt.Fprintf(w, "    %s\n    %s\n", e.Built.Header.BitParameters(), e.Built.Header.BitPacking())
+	fmt.Fprintf(w, "    bytes: header %d, outer %d, states %d, chunks %d, periods %d, inner %d, FRE payload %d, section map %d\n",
+		s.HeaderBytes, s.OuterBytes, s.StateBytes, s.ChunkBytes, s.RepBytes, s.InnerBytes, s.PayloadBytes, s.MapBytes)
+	fmt.Fprintf(w, "  CFrame size (bytes):             %10d  (%.1f%% of %s", len(b), 100*float64(len(b))/float64(st.CFIBytes+st.HdrBytes), st.CFIName)
+	if st.HdrBytes > 0 {
+		fmt.Fprintf(w, " + .eh_frame_hdr")
+	}
+	fmt.Fprintf(w, ", %.1f%% of SFrame v3)\n", 100*float64(len(b))/float64(st.V3Bytes))
+	return nil
+}
+
+// printCFrameTable is "sframe stats" of a CFrame table.
+func printCFrameTable(w io.Writer, path string, t *cframe.Table, size int) {
+	h := &t.Header
+	fmt.Fprintf(w, "%s: CFrame table (experimental), %v, %d bytes\n", path, h.ABI, size)
+	fmt.Fprintf(w, "  %s\n  %s\n", h.BitParameters(), h.BitPacking())
+	fmt.Fprintf(w, "  buckets %d, inner entries %d, chunks %d (%d PC-mask), states %d, sections %d\n", h.NumBuckets, h.NumInner, h.NumChunks, h.NumMask, h.NumStates, h.NumSections)
+}
