@@ -4,7 +4,9 @@ import (
 	"debug/elf"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/btfinline/btfinline/sframe"
 )
@@ -98,31 +100,74 @@ func (lb *lookupBench) touched(cframe bool) (lines, pages float64) {
 
 var sink sframe.Frame
 
-func (lb *lookupBench) run(b *testing.B, cframe bool) {
-	l, p := lb.touched(cframe)
-	b.ReportAllocs()
-	b.ResetTimer()
-	i := 0
-	for b.Loop() {
-		pc := lb.pcs[i&(benchPCs-1)]
-		i++
-		if cframe {
-			s, _ := lb.cf.Lookup(pc)
-			sink = s.Frame
-		} else {
+// benchInterleaved times lookups at the random PCs in batches, SFrame v3
+// and CFrame alternately (and in alternating order), so that both see the
+// same machine: a loaded machine slows both, not one. It reports ns per
+// lookup for each, and the mean distinct 64-byte lines and 4 KiB pages one
+// lookup reads.
+func benchInterleaved(b *testing.B, lb *lookupBench) {
+	sl, sp := lb.touched(false)
+	cl, cp := lb.touched(true)
+	const batch = 256
+	var sfT, cfT time.Duration
+	n, i := 0, 0
+	sfBatch := func(pcs []uint64) {
+		for _, pc := range pcs {
 			sink, _ = lb.sf.Lookup(pc, nil)
 		}
 	}
-	b.ReportMetric(l, "lines/lookup")
-	b.ReportMetric(p, "pages/lookup")
+	cfBatch := func(pcs []uint64) {
+		for _, pc := range pcs {
+			s, _ := lb.cf.Lookup(pc)
+			sink = s.Frame
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		pcs := lb.pcs[i : i+batch]
+		i = (i + batch) % len(lb.pcs)
+		t0 := time.Now()
+		if n&batch == 0 {
+			sfBatch(pcs)
+		} else {
+			cfBatch(pcs)
+		}
+		t1 := time.Now()
+		if n&batch == 0 {
+			cfBatch(pcs)
+		} else {
+			sfBatch(pcs)
+		}
+		t2 := time.Now()
+		if n&batch == 0 {
+			sfT, cfT = sfT+t1.Sub(t0), cfT+t2.Sub(t1)
+		} else {
+			cfT, sfT = cfT+t1.Sub(t0), sfT+t2.Sub(t1)
+		}
+		n += batch
+	}
+	b.ReportMetric(float64(sfT.Nanoseconds())/float64(n), "sframe-ns/lookup")
+	b.ReportMetric(float64(cfT.Nanoseconds())/float64(n), "cframe-ns/lookup")
+	b.ReportMetric(sl, "sframe-lines/lookup")
+	b.ReportMetric(cl, "cframe-lines/lookup")
+	b.ReportMetric(sp, "sframe-pages/lookup")
+	b.ReportMetric(cp, "cframe-pages/lookup")
 }
 
-func BenchmarkLookupAdhoc(b *testing.B) {
-	p := os.Getenv("CFRAME_FILE")
-	if p == "" {
-		b.Skip()
+// BenchmarkLookupTable is the lookup half of the table (make
+// cframe-table): every binary of the table.
+func BenchmarkLookupTable(b *testing.B) {
+	if os.Getenv("BTFI_CFRAME_TABLE") == "" {
+		b.Skip("make cframe-table runs it")
 	}
-	lb := newLookupBench(b, p, Options{Strategy: StrategyCalleeSaved, Dedup: true, InnerBits: -1})
-	b.Run("sframe-v3", func(b *testing.B) { lb.run(b, false) })
-	b.Run("cframe", func(b *testing.B) { lb.run(b, true) })
+	for _, in := range tableInputs(b) {
+		b.Run(in.name, func(b *testing.B) {
+			benchInterleaved(b, newLookupBench(b, in.path, tableOptions[2]))
+		})
+	}
+}
+
+// BenchmarkLookupFixture is the same on a checked-in executable.
+func BenchmarkLookupFixture(b *testing.B) {
+	benchInterleaved(b, newLookupBench(b, filepath.Join(sframeFixtures, "x86-O2.nosf.exe"), tableOptions[2]))
 }

@@ -65,6 +65,8 @@ type BuildStats struct {
 	Gaps         int            // GAP inner entries
 	Chunks       int            // chunks after deduplication
 	States       int
+	EmptyBuckets int // outer entries with no inner entry: all GAP
+	PayloadRows  int // FREs in the payload (after deduplication)
 	// Bytes per area.
 	HeaderBytes, OuterBytes, InnerBytes, ChunkBytes, RepBytes, PayloadBytes, StateBytes, MapBytes int
 }
@@ -609,6 +611,11 @@ func layOut(segs []segment, ib uint, spanEnd uint64, dedup bool, nstates int) *l
 	for ; o <= l.nb; o++ {
 		l.outer[o] = uint32(len(ents))
 	}
+	for o := uint64(0); o < l.nb; o++ {
+		if l.outer[o] == l.outer[o+1] {
+			l.stats.EmptyBuckets++
+		}
+	}
 	// Reset ids for the next layout of the same segments.
 	defer func() {
 		for _, p := range l.chunks {
@@ -617,6 +624,7 @@ func layOut(segs []segment, ib uint, spanEnd uint64, dedup bool, nstates int) *l
 	}()
 	l.stateW = bitsFor(uint64(max(nstates, 1) - 1))
 	for _, p := range l.chunks {
+		l.stats.PayloadRows += len(p.rows)
 		l.startWW = max(l.startWW, bitsFor(uint64(p.startW)))
 		l.payloadB += uint64(len(p.rows)) * uint64(p.startW+l.stateW)
 	}
@@ -694,6 +702,7 @@ func (bt *Built) finish(l *layout, st *BuildStats) {
 	st.StateBytes = int(bytesFor(uint64(len(bt.states)) * uint64(h.stateRecW())))
 	st.MapBytes = len(bt.secs) * SectionMapEntrySize
 	st.Pieces, st.Continued, st.Gaps, st.Chunks, st.States = l.pieces, l.cont, l.gaps, len(l.chunks), len(bt.states)
+	st.EmptyBuckets, st.PayloadRows = ls.EmptyBuckets, ls.PayloadRows
 }
 
 // Encode writes the table for a section at sectionAddr (0 for modules).

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/btfinline/btfinline/internal/testutil"
 	"github.com/btfinline/btfinline/sframe"
 )
 
@@ -86,6 +87,17 @@ func TestUnwindAgrees(t *testing.T) {
 			t.Run(f+"/"+optName(o), func(t *testing.T) {
 				verifyPath(t, filepath.Join(sframeFixtures, f), o)
 			})
+		}
+	}
+}
+
+// TestUnwindAgreesSystem: the unwinding check on the C and C++ runtime
+// libraries (installed by scripts/setup, found through their packages).
+func TestUnwindAgreesSystem(t *testing.T) {
+	for _, l := range []struct{ pkg, file string }{{"libc6", "libc.so.6"}, {"libstdc++6", "libstdc++.so.6"}} {
+		p, _ := testutil.PackageFile(t, l.pkg, l.file)
+		for _, o := range cliStrategies {
+			t.Run(l.file+"/"+optName(o), func(t *testing.T) { verifyPath(t, p, o) })
 		}
 	}
 }

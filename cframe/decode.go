@@ -298,10 +298,12 @@ func (t *Table) chunkAt(c uint32) chunkRef {
 	off := bitsAt(t.b, p, fw)
 	w := uint(bitsAt(t.b, p+uint64(fw), uint(t.StartWW)))
 	next := bitsAt(t.b, p+uint64(t.chunkEntW), fw)
-	ew := uint64(w) + uint64(t.StateW)
+	// Payload offsets are below 2^32 bits (FREOffW <= 32): a 32-bit
+	// division, cheaper than a 64-bit one.
+	ew := uint32(w) + uint32(t.StateW)
 	n := uint32(0)
 	if ew != 0 {
-		n = uint32((next - off) / ew)
+		n = uint32(next-off) / ew
 	}
 	return chunkRef{off, n, w}
 }

@@ -437,28 +437,23 @@ func (in *Input) gapPoints(spans []span) []Loc {
 		}
 		out = append(out, Loc{sec, a + (b-a)/2})
 	}
+	var end uint64 // the furthest end so far in the section: overlaps leave no gap
 	for i, sp := range spans {
-		first := i == 0 || spans[i-1].sec != sp.sec
-		if first {
+		if i == 0 || spans[i-1].sec != sp.sec {
 			lo := uint64(0)
 			if !in.Rel {
 				lo = sp.start - min(sp.start, 4096)
 			}
 			gap(sp.sec, lo, sp.start)
 		} else {
-			// Overlapping functions leave no gap.
-			prevEnd := spans[i-1].end
-			for j := i - 1; j >= 0 && spans[j].sec == sp.sec; j-- {
-				prevEnd = max(prevEnd, spans[j].end)
-			}
-			gap(sp.sec, prevEnd, sp.start)
+			gap(sp.sec, end, sp.start)
 		}
-		last := i == len(spans)-1 || spans[i+1].sec != sp.sec
-		if last {
-			end := sp.end
-			for j := i; j >= 0 && spans[j].sec == sp.sec; j-- {
-				end = max(end, spans[j].end)
-			}
+		if i == 0 || spans[i-1].sec != sp.sec {
+			end = sp.end
+		} else {
+			end = max(end, sp.end)
+		}
+		if i == len(spans)-1 || spans[i+1].sec != sp.sec {
 			gap(sp.sec, end, end+4096)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -103,4 +104,30 @@ func (k Kernel) Objdump(t testing.TB) string {
 		return A64Tool(t, "objdump")
 	}
 	return RefTool(t, "objdump")
+}
+
+// PackageFile returns the installed file of Debian package pkg whose name
+// is base (scripts/setup installs the package), and the package's version.
+func PackageFile(t testing.TB, pkg, base string) (path, version string) {
+	t.Helper()
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", pkg).Output()
+	if err != nil || len(out) == 0 {
+		missing(t, "Debian package "+pkg+" (scripts/setup installs it)")
+		return "", ""
+	}
+	version = string(out)
+	list, err := exec.Command("dpkg", "-L", pkg).Output()
+	if err != nil {
+		missing(t, "file list of "+pkg)
+		return "", ""
+	}
+	for _, p := range strings.Split(string(list), "\n") {
+		if filepath.Base(p) == base {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, version
+			}
+		}
+	}
+	missing(t, base+" in package "+pkg)
+	return "", ""
 }
