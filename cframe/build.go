@@ -643,18 +643,6 @@ func layOut(segs []segment, ib uint, spanEnd uint64, dedup bool, nstates int) *l
 	return l
 }
 
-func sameRows(a, b []prow) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func (bt *Built) finish(l *layout, st *BuildStats) {
 	h := &bt.Header
 	h.InnerBits = uint8(l.ib)

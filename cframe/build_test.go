@@ -40,9 +40,11 @@ func TestBuildEdges(t *testing.T) {
 		{0x1080, st(8), true}, {0x1086, st(16), true}, {0x108b, undef, true}, {0x1090, st(8), true}, {0x10a5, st(8), true}, {0x10a6, st(16), true}, {0x10af, undef, true},
 		{0x10b0, keyB, true}, {0x10bf, keyB, true}, {0x10c0, State{}, false}, {0x20000, State{}, false},
 	}
-	for _, o := range []Options{{InnerBits: -1}, {InnerBits: 0}, {InnerBits: 2}, {InnerBits: 5, Strategy: StrategyCalleeSaved, Dedup: true}, {InnerBits: -1, Strategy: StrategyCalleeSaved, Dedup: true}} {
-		o.ABI = sframe.ABIAMD64LE
-		t.Run(optName(o), func(t *testing.T) {
+	for _, o := range []Options{{InnerBits: -1}, {InnerBits: 0}, {InnerBits: 2}, {InnerBits: 5, Strategy: StrategyCalleeSaved, Dedup: true}, {InnerBits: -1, Strategy: StrategyCalleeSaved, Dedup: true}, {InnerBits: -1, ABI: sframe.ABIAArch64BE}} {
+		if o.ABI == 0 {
+			o.ABI = sframe.ABIAMD64LE
+		}
+		t.Run(optName(o)+"/"+o.ABI.String(), func(t *testing.T) {
 			bt, err := Build(funcs, o)
 			if err != nil {
 				t.Fatal(err)

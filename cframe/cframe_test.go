@@ -42,6 +42,11 @@ func verifyPath(t *testing.T, path string, opt Options) (*Emitted, sframe.Verify
 		t.Fatal(err)
 	}
 	defer done()
+	return verifyInput(t, in, opt)
+}
+
+func verifyInput(t *testing.T, in *sframe.Input, opt Options) (*Emitted, sframe.VerifyResult) {
+	t.Helper()
 	e, err := Emit(in, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -60,14 +65,8 @@ func verifyPath(t *testing.T, path string, opt Options) (*Emitted, sframe.Verify
 			t.Error(m)
 		}
 	}
-	if n := len(vr.Mismatches); n > 0 {
-		t.Errorf("%d mismatches", n)
-	}
-	if vr.NoCFI > 0 {
-		t.Errorf("%d functions without CFI", vr.NoCFI)
-	}
-	if vr.FDEs == 0 || vr.GapPoints == 0 {
-		t.Errorf("nothing checked: %+v", vr)
+	if len(vr.Mismatches) > 0 || vr.NoCFI > 0 || vr.FDEs == 0 || vr.GapPoints == 0 {
+		t.Errorf("unwinding check: %d mismatches, %d without CFI, %d functions, %d gap points", len(vr.Mismatches), vr.NoCFI, vr.FDEs, vr.GapPoints)
 	}
 	t.Logf("%d bytes: %d functions, %d points, %d gap points, %d PLT, %d not kept; %+v", len(b), vr.FDEs, vr.Points, vr.GapPoints, vr.PLT, vr.NotKept, e.Built.Stats)
 	return e, vr

@@ -2,7 +2,6 @@ package cframe
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/btfinline/btfinline/sframe"
@@ -137,19 +136,4 @@ func rowKey(b *strings.Builder, r *cfi.Row) {
 		}
 		fmt.Fprintf(b, " r%d=%v/%d/%d/%x", reg, rule.Kind, rule.Reg, rule.Off, rule.Expr)
 	}
-}
-
-// Reasons lists the keys of a drop-reason count, most frequent first.
-func Reasons(m map[string]int) []string {
-	rs := make([]string, 0, len(m))
-	for r := range m {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool {
-		if m[rs[i]] != m[rs[j]] {
-			return m[rs[i]] > m[rs[j]]
-		}
-		return rs[i] < rs[j]
-	})
-	return rs
 }

@@ -126,21 +126,8 @@ func measureInput(t *testing.T, in tableInput) tableRow {
 		t.Fatal(err)
 	}
 	// Every table counted is one that unwinds like the CFI.
-	for _, o := range []Options{tableOptions[0], tableOptions[2]} {
-		e, err := Emit(sin, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := sin.SectionAddr()
-		b, err := e.Encode(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vr, err := e.Verify(sin, b, addr, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		requireAgrees(t, vr)
+	for _, o := range cliStrategies {
+		e, _ := verifyInput(t, sin, o)
 		if in.sparse && o.Strategy == StrategyCalleeSaved {
 			r.sparse = spreadOut(t, e, o)
 		}
@@ -152,19 +139,6 @@ func measureInput(t *testing.T, in tableInput) tableRow {
 		}
 	}
 	return r
-}
-
-func requireAgrees(t *testing.T, vr sframe.VerifyResult) {
-	t.Helper()
-	for _, m := range vr.Mismatches {
-		if m != "" {
-			t.Error(m)
-		}
-	}
-	if len(vr.Mismatches) > 0 || vr.NoCFI > 0 || vr.FDEs == 0 || vr.GapPoints == 0 {
-		t.Errorf("unwinding check: %d mismatches, %d without CFI, %d functions, %d gap points", len(vr.Mismatches), vr.NoCFI, vr.FDEs, vr.GapPoints)
-	}
-	t.Logf("unwinding check: %d functions, %d points, %d gap points, %d PLT, %d not kept", vr.FDEs, vr.Points, vr.GapPoints, vr.PLT, vr.NotKept)
 }
 
 // spreadDistance is how far apart spreadOut puts the functions.
@@ -311,7 +285,7 @@ func drops(m map[string]int) string {
 		return "none"
 	}
 	var parts []string
-	for _, r := range Reasons(m) {
+	for _, r := range sframe.Reasons(m) {
 		parts = append(parts, fmt.Sprintf("%s %s", num(m[r]), r))
 	}
 	return strings.Join(parts, "; ")

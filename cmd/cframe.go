@@ -3,12 +3,10 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/btfinline/btfinline/cframe"
-	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/sframe"
 )
 
@@ -68,35 +66,11 @@ func runCFrameEmit(cmd *cobra.Command, path string) error {
 	stderr := cmd.ErrOrStderr()
 	if !sframeOpts.quiet {
 		reportSkips(stderr, path, e.SFrame)
-		for _, r := range cframe.Reasons(e.Built.Stats.Dropped) {
+		for _, r := range sframe.Reasons(e.Built.Stats.Dropped) {
 			fmt.Fprintf(stderr, "btfinline: %s: %d function(s) without CFrame: %s\n", path, e.Built.Stats.Dropped[r], r)
 		}
 	}
-	if sframeOpts.out != "" {
-		addr := sframeOpts.addr
-		if !cmd.Flags().Changed("section-addr") && !in.Rel {
-			addr = in.SectionAddr()
-			if !sframeOpts.quiet {
-				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
-			}
-		}
-		b, err := e.Encode(addr)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(sframeOpts.out, b, 0o644)
-	}
-	out, note, err := e.AddToELF(in)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := elfwrite.WriteAtomic(path, out); err != nil {
-		return err
-	}
-	if note != "" && !sframeOpts.quiet {
-		fmt.Fprintf(stderr, "btfinline: %s: %s\n", path, note)
-	}
-	return nil
+	return writeEmitted(cmd, path, in, e.Encode, func() ([]byte, string, error) { return e.AddToELF(in) })
 }
 
 // isCFrame tells a raw CFrame table by its magic.
@@ -181,7 +155,7 @@ func printCFrameStats(w io.Writer, in *sframe.Input, st *sframe.Stats) error {
 	}
 	fmt.Fprintf(w, ":\n")
 	fmt.Fprintf(w, "    functions:       %d (%d rows, %d states)\n", s.Funcs, s.Rows, s.States)
-	for _, r := range cframe.Reasons(s.Dropped) {
+	for _, r := range sframe.Reasons(s.Dropped) {
 		fmt.Fprintf(w, "      %6d  without CFrame: %s\n", s.Dropped[r], r)
 	}
 	fmt.Fprintf(w, "    chunks:          %d before deduplication (%d cut by the strategy, %d restarted at a bucket), %d after\n", s.Pieces, s.StrategyCuts, s.Continued, s.Chunks)

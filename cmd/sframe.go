@@ -6,7 +6,6 @@ import (
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"io"
 	"os"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -100,22 +99,29 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 	if !sframeOpts.quiet {
 		reportSkips(stderr, path, em)
 	}
+	return writeEmitted(cmd, path, in, em.Encode, func() ([]byte, string, error) { return in.AddToELF(em) })
+}
+
+// writeEmitted writes a table made from in: with -o the raw section,
+// encoded for --section-addr (by default where --elf-section would put
+// it: just past the last segment), else added to the ELF file in place.
+func writeEmitted(cmd *cobra.Command, path string, in *sframe.Input, encode func(addr uint64) ([]byte, error), addToELF func() ([]byte, string, error)) error {
+	stderr := cmd.ErrOrStderr()
 	if sframeOpts.out != "" {
 		addr := sframeOpts.addr
 		if !cmd.Flags().Changed("section-addr") && !in.Rel {
-			// Where --elf-section would put it: just past the last segment.
 			addr = in.SectionAddr()
 			if !sframeOpts.quiet {
 				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
 			}
 		}
-		data, err := em.Encode(addr)
+		data, err := encode(addr)
 		if err != nil {
 			return err
 		}
 		return os.WriteFile(sframeOpts.out, data, 0o644)
 	}
-	out, note, err := in.AddToELF(em)
+	out, note, err := addToELF()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -129,23 +135,9 @@ func runSFrameEmit(cmd *cobra.Command, args []string) error {
 }
 
 func reportSkips(w io.Writer, path string, em *sframe.Emitted) {
-	for _, r := range sortedReasons(em.Skipped) {
+	for _, r := range sframe.Reasons(em.Skipped) {
 		fmt.Fprintf(w, "btfinline: %s: %d FDE(s) without SFrame: %s\n", path, em.Skipped[r], r)
 	}
-}
-
-func sortedReasons(m map[string]int) []string {
-	var rs []string
-	for r := range m {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool {
-		if m[rs[i]] != m[rs[j]] {
-			return m[rs[i]] > m[rs[j]]
-		}
-		return rs[i] < rs[j]
-	})
-	return rs
 }
 
 func runSFrameDump(cmd *cobra.Command, args []string) error {
@@ -209,7 +201,7 @@ func runSFrameStats(cmd *cobra.Command, args []string) error {
 	fmt.Fprintf(w, "  SFrame v2 FDEs:    %d (%d FREs)\n", st.V2FDEs, st.V2FREs)
 	if len(st.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped FDEs (v3):\n")
-		for _, r := range sortedReasons(st.Skipped) {
+		for _, r := range sframe.Reasons(st.Skipped) {
 			fmt.Fprintf(w, "    %6d  %s\n", st.Skipped[r], r)
 		}
 	}

@@ -88,15 +88,7 @@ func (t *Table) Lookup(pc uint64, tr *memtrace.Trace) (Frame, bool) {
 	last := -1
 	for j := 0; j < nfres; j++ {
 		tr.Touch(uint64(p), uint64(asz+1))
-		var st uint32
-		switch asz {
-		case 1:
-			st = uint32(b[p])
-		case 2:
-			st = uint32(bo.Uint16(b[p:]))
-		default:
-			st = bo.Uint32(b[p:])
-		}
+		st := readFREStart(b, p, asz, bo)
 		if uint64(st) > off {
 			break
 		}
@@ -108,34 +100,13 @@ func (t *Table) Lookup(pc uint64, tr *memtrace.Trace) (Frame, bool) {
 		return Frame{}, false
 	}
 	p = last
-	var match FRE
-	switch asz {
-	case 1:
-		match.Start = uint32(b[p])
-	case 2:
-		match.Start = uint32(bo.Uint16(b[p:]))
-	default:
-		match.Start = bo.Uint32(b[p:])
-	}
+	match := FRE{Start: readFREStart(b, p, asz, bo)}
 	match.Info = b[p+asz]
 	p += asz + 1
 	n, wsz := match.N(), 1<<match.SizeCode()
 	tr.Touch(uint64(p), uint64(n*wsz))
-	ctrl := f.Flex()
 	for k := 0; k < n && k < MaxWords; k++ {
-		c := ctrl && isCtrl(n, k)
-		switch {
-		case wsz == 1 && c:
-			match.W[k] = int32(b[p])
-		case wsz == 1:
-			match.W[k] = int32(int8(b[p]))
-		case wsz == 2 && c:
-			match.W[k] = int32(bo.Uint16(b[p:]))
-		case wsz == 2:
-			match.W[k] = int32(int16(bo.Uint16(b[p:])))
-		default:
-			match.W[k] = int32(bo.Uint32(b[p:]))
-		}
+		match.W[k] = dataWord(b, p, wsz, f.Flex() && isCtrl(n, k), bo)
 		p += wsz
 	}
 	return t.s.FrameOf(&f, &match), true
