@@ -1,6 +1,7 @@
 package cframe
 
 import (
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -90,5 +91,21 @@ func TestRelocatableRefused(t *testing.T) {
 	defer done()
 	if _, err := Emit(in, Options{InnerBits: -1}); !errors.Is(err, ErrRelocatable) {
 		t.Fatalf("got %v, want ErrRelocatable", err)
+	}
+}
+
+// TestDecodeZeroWidths: zero-width fields take no bits, so counts are
+// bounded by the section's size, not by the areas (the fuzzer found
+// validation looping over 2^32 zero-width buckets).
+func TestDecodeZeroWidths(t *testing.T) {
+	b := make([]byte, HeaderSize)
+	b[0], b[1], b[2], b[4] = Magic&0xff, Magic>>8, Version, uint8(sframe.ABIAMD64LE)
+	b[8] = 32 // chunk_w
+	for _, c := range []struct{ buckets, chunks uint32 }{{0xfffffffe, 0}, {1, 0xfffffffe}} {
+		binary.LittleEndian.PutUint32(b[24:], c.buckets)
+		binary.LittleEndian.PutUint32(b[32:], c.chunks)
+		if _, err := Decode(b, 0, ".cframe"); err == nil {
+			t.Errorf("%d buckets, %d chunks of zero width: no error", c.buckets, c.chunks)
+		}
 	}
 }

@@ -84,6 +84,11 @@ func Decode(b []byte, addr uint64, name string) (*Table, error) {
 	if uint64(h.NumChunks) >= 1<<h.ChunkW {
 		return nil, ferr(8, "%d-bit chunk ids cannot name %d chunks", h.ChunkW, h.NumChunks)
 	}
+	// Zero-width fields take no bits: bound the counts by the section's
+	// bits so that validation is linear in the input.
+	if uint64(h.NumBuckets)+1 > 8*uint64(len(b)) || uint64(h.NumChunks)+1 > 8*uint64(len(b)) {
+		return nil, ferr(24, "%d buckets, %d chunks: more than the section has bits", h.NumBuckets, h.NumChunks)
+	}
 	if bitsFor(uint64(h.NumBuckets))+uint(h.InnerBits)+uint(h.BottomTrim) > 63 {
 		return nil, ferr(24, "%d buckets of 2^%d << %d bytes exceed the address space", h.NumBuckets, h.InnerBits, h.BottomTrim)
 	}

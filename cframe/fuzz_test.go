@@ -64,9 +64,11 @@ func FuzzDecode(f *testing.F) {
 		for _, off := range []uint64{0, 1, span / 2, span - 1, span, span + 1} {
 			tab.Lookup(base + off)
 		}
-		for o := uint32(0); o < tab.NumBuckets && o < 1<<12; o++ {
+		// Around the first boundaries (at most 256 of them).
+		n := 0
+		for o := uint32(0); o < tab.NumBuckets && n < 256; o++ {
 			s, e := tab.bucket(o)
-			for i := s; i < e && i < s+64; i++ {
+			for i := s; i < e && n < 256; i, n = i+1, n+1 {
 				key := bitsAt(tab.b, tab.inner+i*uint64(tab.innerW), uint(tab.InnerBits))
 				off := (uint64(o)<<tab.InnerBits | key) << tab.BottomTrim
 				for _, d := range []uint64{0, 1, 7, 64} {
