@@ -39,6 +39,10 @@ type Options struct {
 	// Sections, for a kernel module, places its executable sections in
 	// the address space of Func.Addr (FlagSectionMap).
 	Sections []SectionRange
+	// CutAll keeps every cut the callee-saved strategy makes, as the
+	// pre-proposal's heuristic does; by default a cut is kept only where
+	// it pays for its inner entry.
+	CutAll bool
 	// InnerBits forces the number of inner key bits (tests); -1 or any
 	// value outside 0..32 lets Build choose.
 	InnerBits int
@@ -268,7 +272,7 @@ func Build(funcs []Func, opt Options) (*Built, error) {
 	for i, k := range ks {
 		allCuts[i] = cutRows(k.rows, k.f, opt.Strategy, bt.states, sp)
 	}
-	if opt.Strategy == StrategyCalleeSaved && opt.Dedup {
+	if opt.Strategy == StrategyCalleeSaved && opt.Dedup && !opt.CutAll {
 		rows := make([][]prow, len(ks))
 		for i, k := range ks {
 			rows[i] = k.rows
