@@ -22,8 +22,8 @@ format of readelf --sframe; and compare sizes.`,
 }
 
 var sframeEmitCmd = &cobra.Command{
-	Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3]",
-	Short: "translate .eh_frame/.debug_frame into an SFrame section",
+	Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3 | --format cframe [--chunk-strategy none|callee-saved]]",
+	Short: "translate .eh_frame/.debug_frame into an SFrame section (or an experimental CFrame table)",
 	Args:  cobra.ExactArgs(1),
 	RunE:  runSFrameEmit,
 }
