@@ -10,7 +10,7 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 cframe-table clean
 
 all: build
 
@@ -77,6 +77,12 @@ e2e:
 # TCG): arm64 registers, frame-base fetches and traceability rules.
 e2e-arm64:
 	@E2E_ARCH=arm64 e2e/run.sh
+
+# The experimental CFrame format against SFrame and .eh_frame on seven
+# real binaries: sizes, counts and one lookup benchmark run, compared
+# with cframe/testdata (docs/cframe.md; BTFI_UPDATE=1 records new figures).
+cframe-table:
+	@scripts/cframe-table
 
 clean:
 	rm -rf bin

@@ -6,7 +6,6 @@ import (
 	"github.com/btfinline/btfinline/internal/atomicfile"
 	"io"
 	"os"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +19,10 @@ type sframeOptions struct {
 	version    int
 	addr       uint64
 	quiet      bool
+	// The experimental CFrame format (cframe.go).
+	format     string
+	dumpFormat string
+	strategy   string
 }
 
 func newSFrameCmd() *cobra.Command {
@@ -33,8 +36,8 @@ module, the way GNU as --gsframe translates it; dump .sframe sections in the
 format of readelf --sframe; and compare sizes.`,
 	}
 	emit := &cobra.Command{
-		Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3]",
-		Short: "translate .eh_frame/.debug_frame into an SFrame section",
+		Use:   "emit FILE [-o OUT.sframe | --elf-section] [--sframe-version 2|3 | --format cframe [--chunk-strategy none|callee-saved]]",
+		Short: "translate .eh_frame/.debug_frame into an SFrame section (or an experimental CFrame table)",
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(c *cobra.Command, args []string) error { return runSFrameEmit(c, args, o) },
 	}
@@ -50,7 +53,7 @@ by "emit -o", in the format of readelf --sframe (binutils 2.46/2.47).`,
 		Use:   "stats FILE",
 		Short: "count FDEs/FREs, skipped FDEs by reason, and compare sizes",
 		Args:  cobra.ExactArgs(1),
-		RunE:  runSFrameStats,
+		RunE:  func(c *cobra.Command, args []string) error { return runSFrameStats(c, args, o) },
 	}
 	f := emit.Flags()
 	f.StringVarP(&o.out, "output", "o", "", "write the raw section to `OUT.sframe`")
@@ -59,6 +62,7 @@ by "emit -o", in the format of readelf --sframe (binutils 2.46/2.47).`,
 	f.Uint64Var(&o.addr, "section-addr", 0, "address the raw section will sit at (with -o; default for linked inputs: just past the last PT_LOAD)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not report skipped FDEs")
 	dump.Flags().Uint64Var(&o.addr, "section-addr", 0, "address of a raw section (not needed for ELF files)")
+	addCFrameFlags(o, emit, dump, stats)
 	c.AddCommand(emit, dump, stats)
 	return c
 }
@@ -79,6 +83,12 @@ func runSFrameEmit(cmd *cobra.Command, args []string, o *sframeOptions) error {
 		return &exitError{code: 2, msg: "give exactly one of -o OUT.sframe and --elf-section"}
 	}
 	path := args[0]
+	if cf, err := cframeFormat(cmd, o); err != nil || cf {
+		if err != nil {
+			return err
+		}
+		return runCFrameEmit(cmd, path, o)
+	}
 	in, done, err := openSFrameInput(path)
 	if err != nil {
 		return err
@@ -92,22 +102,29 @@ func runSFrameEmit(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	if !o.quiet {
 		reportSkips(stderr, path, em)
 	}
+	return writeEmitted(cmd, o, path, in, em.Encode, func() ([]byte, string, error) { return in.AddToELF(em) })
+}
+
+// writeEmitted writes a table made from in: with -o the raw section,
+// encoded for --section-addr (by default where --elf-section would put
+// it: just past the last segment), else added to the ELF file in place.
+func writeEmitted(cmd *cobra.Command, o *sframeOptions, path string, in *sframe.Input, encode func(addr uint64) ([]byte, error), addToELF func() ([]byte, string, error)) error {
+	stderr := cmd.ErrOrStderr()
 	if o.out != "" {
 		addr := o.addr
 		if !cmd.Flags().Changed("section-addr") && !in.Rel {
-			// Where --elf-section would put it: just past the last segment.
 			addr = in.SectionAddr()
 			if !o.quiet {
 				fmt.Fprintf(stderr, "btfinline: %s: function starts are relative to a section at %#x (--section-addr; dump with the same)\n", path, addr)
 			}
 		}
-		data, err := em.Encode(addr)
+		data, err := encode(addr)
 		if err != nil {
 			return err
 		}
 		return atomicfile.Write(o.out, data)
 	}
-	out, note, err := in.AddToELF(em)
+	out, note, err := addToELF()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -121,28 +138,17 @@ func runSFrameEmit(cmd *cobra.Command, args []string, o *sframeOptions) error {
 }
 
 func reportSkips(w io.Writer, path string, em *sframe.Emitted) {
-	for _, r := range sortedReasons(em.Skipped) {
+	for _, r := range sframe.Reasons(em.Skipped) {
 		fmt.Fprintf(w, "btfinline: %s: %d FDE(s) without SFrame: %s\n", path, em.Skipped[r], r)
 	}
-}
-
-func sortedReasons(m map[string]int) []string {
-	var rs []string
-	for r := range m {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool {
-		if m[rs[i]] != m[rs[j]] {
-			return m[rs[i]] > m[rs[j]]
-		}
-		return rs[i] < rs[j]
-	})
-	return rs
 }
 
 func runSFrameDump(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	raw, err := os.ReadFile(args[0])
 	if err != nil {
+		return err
+	}
+	if done, err := runCFrameDump(cmd, args[0], raw, o); done {
 		return err
 	}
 	var data []byte
@@ -168,8 +174,20 @@ func runSFrameDump(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	return sframe.Dump(cmd.OutOrStdout(), s, name)
 }
 
-func runSFrameStats(cmd *cobra.Command, args []string) error {
+func runSFrameStats(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	path := args[0]
+	cf, err := cframeFormat(cmd, o)
+	if err != nil {
+		return err
+	}
+	if raw, err := os.ReadFile(path); err == nil && isCFrame(raw) {
+		t, err := cframeOf(path, raw, o.addr)
+		if err != nil {
+			return err
+		}
+		printCFrameTable(cmd.OutOrStdout(), path, t, len(raw))
+		return nil
+	}
 	in, done, err := openSFrameInput(path)
 	if err != nil {
 		return err
@@ -186,7 +204,7 @@ func runSFrameStats(cmd *cobra.Command, args []string) error {
 	fmt.Fprintf(w, "  SFrame v2 FDEs:    %d (%d FREs)\n", st.V2FDEs, st.V2FREs)
 	if len(st.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped FDEs (v3):\n")
-		for _, r := range sortedReasons(st.Skipped) {
+		for _, r := range sframe.Reasons(st.Skipped) {
 			fmt.Fprintf(w, "    %6d  %s\n", st.Skipped[r], r)
 		}
 	}
@@ -201,5 +219,8 @@ func runSFrameStats(cmd *cobra.Command, args []string) error {
 	}
 	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v2", st.V2Bytes)
 	fmt.Fprintf(w, "    %-28s %10d\n", "SFrame v3", st.V3Bytes)
+	if cf {
+		return printCFrameStats(w, in, st, o)
+	}
 	return nil
 }

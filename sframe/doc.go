@@ -7,7 +7,10 @@
 // synthesises (plt.go), the ELF plumbing that feeds them (input.go) and the
 // .sframe/.rela.sframe sections that "btfinline sframe emit --elf-section"
 // adds through internal/elfwrite (elfwrite.go). Parsing and interpreting
-// CFI lives in sframe/cfi.
+// CFI lives in sframe/cfi. It also owns the unwinding property check
+// (unwind.go: Input.CheckFrames, which any table format plugs its lookup
+// into; package cframe does) and lookups from an encoded v3 section's
+// bytes, as an in-kernel unwinder makes them (table.go), for measuring.
 //
 // # Where this package differs from GNU as/ld, and why
 //

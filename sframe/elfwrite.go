@@ -48,36 +48,45 @@ func (in *Input) AddToELF(em *Emitted) ([]byte, string, error) {
 	}
 	// Linked file: place the section where a new PT_LOAD could map it, so
 	// the PC-relative starts are right for that address.
-	end := in.SectionAddr()
-	data, err := em.Encode(end)
+	out, addr, fileOff, err := in.AddUnmapped(sec, em.Encode)
 	if err != nil {
 		return nil, "", err
-	}
-	sec.Data = data
-	_, placed, err := elfwrite.BuildSections(in.Raw, []elfwrite.Section{sec})
-	if err != nil {
-		return nil, "", err
-	}
-	// The address depends on the file offset (same page offset, as a
-	// PT_LOAD needs); encoding at it does not change the size, so the
-	// second build places the section at the same offset.
-	fileOff := placed[0].Offset
-	addr := (end+0xfff)&^0xfff | fileOff&0xfff
-	if sec.Data, err = em.Encode(addr); err != nil {
-		return nil, "", err
-	}
-	sec.Addr = addr
-	out, placed, err := elfwrite.BuildSections(in.Raw, []elfwrite.Section{sec})
-	if err != nil {
-		return nil, "", err
-	}
-	if placed[0].Offset != fileOff {
-		return nil, "", fmt.Errorf(".sframe moved from %#x to %#x between layouts", fileOff, placed[0].Offset)
 	}
 	note = fmt.Sprintf("note: .sframe added at file offset %#x with address %#x, but no segment maps it: "+
 		"a loader needs a PT_LOAD covering it and a PT_GNU_SFRAME (%#x) program header pointing at it "+
 		"(relink with ld --gsframe / -Wa,--gsframe to get both)", fileOff, addr, PTGNUSFrame)
-	return out, note, err
+	return out, note, nil
+}
+
+// AddUnmapped adds sec to a linked file where a new PT_LOAD could map it:
+// at an address just past the last segment, with the page offset of its
+// file offset, encoding its data for that address.
+func (in *Input) AddUnmapped(sec elfwrite.Section, encode func(addr uint64) ([]byte, error)) (out []byte, addr, fileOff uint64, err error) {
+	end := in.SectionAddr()
+	if sec.Data, err = encode(end); err != nil {
+		return nil, 0, 0, err
+	}
+	_, placed, err := elfwrite.BuildSections(in.Raw, []elfwrite.Section{sec})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	// The address depends on the file offset (same page offset, as a
+	// PT_LOAD needs); encoding at it does not change the size, so the
+	// second build places the section at the same offset.
+	fileOff = placed[0].Offset
+	addr = (end+0xfff)&^0xfff | fileOff&0xfff
+	if sec.Data, err = encode(addr); err != nil {
+		return nil, 0, 0, err
+	}
+	sec.Addr = addr
+	out, placed, err = elfwrite.BuildSections(in.Raw, []elfwrite.Section{sec})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if placed[0].Offset != fileOff {
+		return nil, 0, 0, fmt.Errorf("%s moved from %#x to %#x between layouts", sec.Name, fileOff, placed[0].Offset)
+	}
+	return out, addr, fileOff, nil
 }
 
 func (in *Input) sframeRelocs(em *Emitted, fsz int) ([]byte, int, error) {

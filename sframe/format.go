@@ -323,14 +323,7 @@ func Decode(b []byte, addr uint64, name string) (*Section, error) {
 			if freEnd-p < asz+1 {
 				return nil, ferr(p, "FDE %d FRE %d: truncated", i, j)
 			}
-			switch asz {
-			case 1:
-				r.Start = uint32(b[p])
-			case 2:
-				r.Start = uint32(bo.Uint16(b[p:]))
-			default:
-				r.Start = bo.Uint32(b[p:])
-			}
+			r.Start = readFREStart(b, p, asz, bo)
 			if int64(r.Start) <= prev {
 				return nil, ferr(p, "FDE %d FRE %d: start %#x not after the previous FRE", i, j, r.Start)
 			}
@@ -355,25 +348,7 @@ func Decode(b []byte, addr uint64, name string) (*Section, error) {
 			}
 			flex := s.Version == Version3 && f.Flex()
 			for k := 0; k < n; k++ {
-				ctrl := flex && isCtrl(n, k)
-				var v int32
-				switch wsz {
-				case 1:
-					if ctrl {
-						v = int32(b[p])
-					} else {
-						v = int32(int8(b[p]))
-					}
-				case 2:
-					if ctrl {
-						v = int32(bo.Uint16(b[p:]))
-					} else {
-						v = int32(int16(bo.Uint16(b[p:])))
-					}
-				default:
-					v = int32(bo.Uint32(b[p:]))
-				}
-				r.W[k] = v
+				r.W[k] = dataWord(b, p, wsz, flex && isCtrl(n, k), bo)
 				p += wsz
 			}
 		}
@@ -386,6 +361,33 @@ func Decode(b []byte, addr uint64, name string) (*Section, error) {
 		s.FDEs[bl.i].Block = k
 	}
 	return s, nil
+}
+
+// readFREStart reads an FRE start address of asz bytes at b[p:].
+func readFREStart(b []byte, p, asz int, bo binary.ByteOrder) uint32 {
+	switch asz {
+	case 1:
+		return uint32(b[p])
+	case 2:
+		return uint32(bo.Uint16(b[p:]))
+	}
+	return bo.Uint32(b[p:])
+}
+
+// dataWord reads a data word of wsz bytes at b[p:]: sign-extended, or
+// unsigned for a FLEX control word.
+func dataWord(b []byte, p, wsz int, ctrl bool, bo binary.ByteOrder) int32 {
+	switch {
+	case wsz == 1 && ctrl:
+		return int32(b[p])
+	case wsz == 1:
+		return int32(int8(b[p]))
+	case wsz == 2 && ctrl:
+		return int32(bo.Uint16(b[p:]))
+	case wsz == 2:
+		return int32(int16(bo.Uint16(b[p:])))
+	}
+	return int32(bo.Uint32(b[p:]))
 }
 
 // wordSizeCode returns the smallest data-word size code for an FRE: signed

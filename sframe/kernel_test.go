@@ -19,6 +19,9 @@ func TestKernelUnwindAgrees(t *testing.T) {
 		}
 		for _, f := range files {
 			t.Run(k.Name+"/"+f, func(t *testing.T) {
+				if _, err := openFixture(t, filepath.Join(k.Dir, f)).Stats(); err != nil {
+					t.Errorf("stats: %v", err)
+				}
 				for _, v := range []uint8{Version3, Version2} {
 					vr := verifyFile(t, filepath.Join(k.Dir, f), v)
 					if n, ok := wantFDEs[k.Name]; ok && f == "vmlinux" && v == Version3 && vr.FDEs != n {

@@ -330,7 +330,22 @@ func TestReencode(t *testing.T) {
 	}
 }
 
+// verifyFile runs the unwinding check on path's SFrame section, decoded.
 func verifyFile(t *testing.T, path string, version uint8) VerifyResult {
+	t.Helper()
+	return checkFile(t, path, version, func(in *Input, em *Emitted, b []byte, addr uint64) FrameFinder {
+		s, err := Decode(b, addr, ".sframe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.SectionFinder(em, s)
+	})
+}
+
+// checkFile emits path's SFrame section, encodes it and runs the unwinding
+// check (every instruction boundary, every gap) with the finder finderFor
+// makes of the bytes.
+func checkFile(t *testing.T, path string, version uint8, finderFor func(in *Input, em *Emitted, b []byte, addr uint64) FrameFinder) VerifyResult {
 	t.Helper()
 	in := openFixture(t, path)
 	em, err := in.Emit(EmitOptions{Version: version})
@@ -342,11 +357,7 @@ func verifyFile(t *testing.T, path string, version uint8) VerifyResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Decode(b, addr, ".sframe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vr := in.Verify(em, s, 20)
+	vr := in.CheckFrames(em, finderFor(in, em, b, addr), CheckOptions{MaxReport: 20, Insns: true, Gaps: true})
 	for _, m := range vr.Mismatches {
 		if m != "" {
 			t.Error(m)
@@ -358,10 +369,10 @@ func verifyFile(t *testing.T, path string, version uint8) VerifyResult {
 	if vr.NoCFI > 0 {
 		t.Errorf("%d SFrame FDEs without CFI", vr.NoCFI)
 	}
-	if vr.FDEs == 0 {
+	if vr.FDEs == 0 || vr.GapPoints == 0 {
 		t.Errorf("nothing checked")
 	}
-	t.Logf("v%d: %d FDEs, %d points checked, %d PLT FDEs, skipped %v", version, vr.FDEs, vr.Points, vr.PLT, em.Skipped)
+	t.Logf("v%d: %d FDEs, %d points checked, %d gap points, %d PLT FDEs, skipped %v", version, vr.FDEs, vr.Points, vr.GapPoints, vr.PLT, em.Skipped)
 	return vr
 }
 

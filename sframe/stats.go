@@ -24,7 +24,9 @@ func (in *Input) Stats() (*Stats, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := em.Encode(0)
+		// At the address --elf-section would give it: v2's 32-bit starts
+		// cannot reach an arm64 kernel's text from 0.
+		b, err := em.Encode(in.SectionAddr())
 		if err != nil {
 			return nil, err
 		}

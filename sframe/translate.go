@@ -1,6 +1,7 @@
 package sframe
 
 import (
+	"sort"
 	"sync"
 
 	"github.com/btfinline/btfinline/sframe/cfi"
@@ -36,6 +37,22 @@ const (
 	SkipEmpty           = "empty address range"
 	SkipRelocation      = "function start not resolved by a relocation"
 )
+
+// Reasons lists the keys of a count by reason (Emitted.Skipped, and the
+// like), most frequent first.
+func Reasons(m map[string]int) []string {
+	rs := make([]string, 0, len(m))
+	for r := range m {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if m[rs[i]] != m[rs[j]] {
+			return m[rs[i]] > m[rs[j]]
+		}
+		return rs[i] < rs[j]
+	})
+	return rs
+}
 
 const regInvalid = ^uint64(0)
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"golang.org/x/arch/x86/x86asm"
+
 	"github.com/btfinline/btfinline/sframe/cfi"
 )
 
@@ -211,17 +213,86 @@ func FrameOfRow(abi ABI, raReg uint64, row *cfi.Row) Frame {
 
 // VerifyResult counts the unwinding check.
 type VerifyResult struct {
-	FDEs       int // SFrame FDEs checked against CFI
+	FDEs       int // FDEs checked against CFI
 	PLT        int // PC-mask FDEs (PLT), not backed by CFI rows
-	Points     int // addresses compared
+	Points     int // addresses compared inside functions
+	GapPoints  int // addresses outside every function checked for "no frame"
 	Mismatches []string
-	NoCFI      int // SFrame FDEs without a CFI FDE at the same start
+	NoCFI      int // FDEs without a CFI FDE at the same start
+	NotKept    int // FDEs the table under test does not describe
 }
 
-// Verify checks that for every row boundary and FRE boundary of every FDE
-// in the decoded section s (made from em), the SFrame frame rule equals the
-// CFI row's. Relocatable inputs compare section-relative starts.
-func (in *Input) Verify(em *Emitted, s *Section, maxReport int) VerifyResult {
+// Loc is an address asked about: in a linked object Sec is -1 and Addr
+// the address; in a relocatable one Sec is the ELF section index and Addr
+// the offset in it.
+type Loc struct {
+	Sec  int
+	Addr uint64
+}
+
+func (l Loc) String() string {
+	if l.Sec < 0 {
+		return fmt.Sprintf("%#x", l.Addr)
+	}
+	return fmt.Sprintf("[%d]+%#x", l.Sec, l.Addr)
+}
+
+// FrameFinder answers the frame rule at l the way one table format finds
+// it. ok false means "no frame".
+type FrameFinder func(l Loc) (fr Frame, ok bool)
+
+// CheckOptions controls CheckFrames.
+type CheckOptions struct {
+	MaxReport int
+	// Insns adds every instruction boundary of every function to the
+	// points checked (x86-64 decoded with x86asm; AArch64 every 4 bytes).
+	Insns bool
+	// Gaps checks that addresses outside every function kept, within and
+	// around the executable sections, answer "no frame".
+	Gaps bool
+	// Keep says which FDEs of the emitted section the table describes
+	// (nil: all). The others are counted in NotKept and not checked.
+	Keep func(i int) bool
+}
+
+// SectionFinder looks up frame rules in the decoded SFrame section s made
+// from em (in the emitter's FDE order).
+func (in *Input) SectionFinder(em *Emitted, s *Section) FrameFinder {
+	if !in.Rel {
+		return func(l Loc) (Frame, bool) {
+			fr, _, ok := s.Lookup(int64(l.Addr))
+			return fr, ok
+		}
+	}
+	// Section-relative starts: search the FDEs of one section.
+	bySec := map[int][]int{}
+	for i := range s.FDEs {
+		bySec[em.FuncSection[i]] = append(bySec[em.FuncSection[i]], i)
+	}
+	for _, idx := range bySec {
+		sort.SliceStable(idx, func(a, b int) bool { return s.FDEs[idx[a]].Start < s.FDEs[idx[b]].Start })
+	}
+	return func(l Loc) (Frame, bool) {
+		idx := bySec[l.Sec]
+		j := sort.Search(len(idx), func(k int) bool { return uint64(s.FDEs[idx[k]].Start) > l.Addr }) - 1
+		if j < 0 {
+			return Frame{}, false
+		}
+		f := &s.FDEs[idx[j]]
+		if l.Addr >= uint64(f.Start)+uint64(f.Size) {
+			return Frame{}, false
+		}
+		return s.lookupIn(f, l.Addr-uint64(f.Start))
+	}
+}
+
+// CheckFrames is the unwinding property, for any table format: at every
+// CFI row boundary and FRE start (and, with opt.Insns, every instruction
+// boundary) of every FDE of em kept, find answers the CFI row's rule for
+// the CFA, RA and FP; PC-mask (PLT) FDEs answer what their SFrame FREs
+// say, FDEs without FREs answer "no frame"; with opt.Gaps, addresses
+// outside every kept function answer "no frame".
+func (in *Input) CheckFrames(em *Emitted, find FrameFinder, opt CheckOptions) VerifyResult {
 	var vr VerifyResult
 	type key struct {
 		sec  int
@@ -240,74 +311,194 @@ func (in *Input) Verify(em *Emitted, s *Section, maxReport int) VerifyResult {
 		}
 		cfiBy[k] = f
 	}
+	s := em.Section
+	report := func(msg string, a ...any) {
+		if len(vr.Mismatches) < opt.MaxReport {
+			vr.Mismatches = append(vr.Mismatches, fmt.Sprintf(msg, a...))
+		} else {
+			vr.Mismatches = append(vr.Mismatches, "")
+		}
+	}
+	var spans []span
+	var rows []cfi.Row
 	for i := range s.FDEs {
 		sf := &s.FDEs[i]
-		if sf.PCType() == PCTypeMask {
-			vr.PLT++
+		if opt.Keep != nil && !opt.Keep(i) {
+			vr.NotKept++
 			continue
 		}
-		k := key{-1, uint64(sf.Start)}
+		sec := -1
 		if in.Rel {
-			// Section-relative starts: the emitter's FDE order is the
-			// section's index order for relocatable files.
-			k = key{em.FuncSection[i], uint64(sf.Start)}
+			sec = em.FuncSection[i]
 		}
-		cf := cfiBy[k]
-		if cf == nil {
-			vr.NoCFI++
-			continue
-		}
-		vr.FDEs++
-		if len(sf.FREs) == 0 {
-			continue // signal frame without rows: "no information"
-		}
-		var rows []cfi.Row
-		if err := cf.Execute(func(r *cfi.Row) error {
-			c := *r
-			c.Regs = append([]cfi.Rule(nil), r.Regs...)
-			rows = append(rows, c)
-			return nil
-		}); err != nil {
-			vr.Mismatches = append(vr.Mismatches, fmt.Sprintf("FDE at %#x: CFI: %v", sf.Start, err))
-			continue
-		}
+		start := uint64(sf.Start)
+		spans = append(spans, span{sec, start, start + uint64(sf.Size)})
 		pts := map[uint64]bool{}
-		for _, r := range rows {
-			pts[r.Loc-cf.Begin] = true
-		}
 		for _, r := range sf.FREs {
 			pts[uint64(r.Start)] = true
 		}
-		for off := range pts {
-			if off >= uint64(sf.Size) {
+		if opt.Insns {
+			in.insnBoundaries(sec, start, uint64(sf.Size), pts)
+		}
+		var want func(off uint64) (Frame, bool)
+		switch {
+		case sf.PCType() == PCTypeMask:
+			vr.PLT++
+			want = func(off uint64) (Frame, bool) { return s.lookupIn(sf, off) }
+		case len(sf.FREs) == 0:
+			// A signal frame without rows: "no information".
+			vr.FDEs++
+			want = func(uint64) (Frame, bool) { return Frame{}, false }
+		default:
+			cf := cfiBy[key{sec, start}]
+			if cf == nil {
+				vr.NoCFI++
 				continue
 			}
-			vr.Points++
-			pc := cf.Begin + off
-			ri := sort.Search(len(rows), func(k int) bool { return rows[k].End > pc })
-			var want Frame
-			if ri < len(rows) && rows[ri].Loc <= pc {
-				want = FrameOfRow(s.ABI, cf.CIE.RAReg, &rows[ri])
-			} else {
-				want = Frame{CFA: Value{Kind: ValUnknown}}
+			vr.FDEs++
+			rows = rows[:0]
+			if err := cf.Execute(func(r *cfi.Row) error {
+				c := *r
+				c.Regs = append([]cfi.Rule(nil), r.Regs...)
+				rows = append(rows, c)
+				return nil
+			}); err != nil {
+				report("FDE at %#x: CFI: %v", sf.Start, err)
+				continue
 			}
-			var got Frame
-			var ok bool
-			if in.Rel {
-				got, ok = s.lookupIn(sf, off)
-			} else {
-				got, _, ok = s.Lookup(sf.Start + int64(off))
+			for _, r := range rows {
+				pts[r.Loc-cf.Begin] = true
 			}
-			if !ok || got != want {
-				if len(vr.Mismatches) < maxReport {
-					vr.Mismatches = append(vr.Mismatches, fmt.Sprintf("pc %#x (FDE %#x+%#x): sframe %v, cfi %v", pc, sf.Start, off, got, want))
-				} else {
-					vr.Mismatches = append(vr.Mismatches, "")
+			want = func(off uint64) (Frame, bool) {
+				pc := cf.Begin + off
+				ri := sort.Search(len(rows), func(k int) bool { return rows[k].End > pc })
+				if ri < len(rows) && rows[ri].Loc <= pc {
+					return FrameOfRow(s.ABI, cf.CIE.RAReg, &rows[ri]), true
 				}
+				return Frame{CFA: Value{Kind: ValUnknown}}, true
+			}
+		}
+		offs := make([]uint64, 0, len(pts))
+		for off := range pts {
+			if off < uint64(sf.Size) {
+				offs = append(offs, off)
+			}
+		}
+		sort.Slice(offs, func(a, b int) bool { return offs[a] < offs[b] })
+		for _, off := range offs {
+			vr.Points++
+			w, wok := want(off)
+			got, ok := find(Loc{sec, start + off})
+			if ok != wok || got != w {
+				report("pc %#x (FDE %#x+%#x): got %v (found %v), want %v (found %v)", start+off, sf.Start, off, got, ok, w, wok)
+			}
+		}
+	}
+	if opt.Gaps {
+		for _, l := range in.gapPoints(spans) {
+			vr.GapPoints++
+			if got, ok := find(l); ok {
+				report("%v is outside every function but has a frame: %v", l, got)
 			}
 		}
 	}
 	return vr
+}
+
+type span struct {
+	sec        int
+	start, end uint64
+}
+
+// gapPoints lists addresses outside every span: both ends of every gap
+// between functions (every byte of a short gap, 32 at each end of a long
+// one and its middle), and before the first and after the last function,
+// per executable section for relocatable inputs.
+func (in *Input) gapPoints(spans []span) []Loc {
+	sort.Slice(spans, func(a, b int) bool {
+		if spans[a].sec != spans[b].sec {
+			return spans[a].sec < spans[b].sec
+		}
+		return spans[a].start < spans[b].start
+	})
+	var out []Loc
+	gap := func(sec int, a, b uint64) {
+		if b <= a {
+			return
+		}
+		if b-a <= 64 {
+			for x := a; x < b; x++ {
+				out = append(out, Loc{sec, x})
+			}
+			return
+		}
+		for x := uint64(0); x < 32; x++ {
+			out = append(out, Loc{sec, a + x}, Loc{sec, b - 1 - x})
+		}
+		out = append(out, Loc{sec, a + (b-a)/2})
+	}
+	var end uint64 // the furthest end so far in the section: overlaps leave no gap
+	for i, sp := range spans {
+		if i == 0 || spans[i-1].sec != sp.sec {
+			lo := uint64(0)
+			if !in.Rel {
+				lo = sp.start - min(sp.start, 4096)
+			}
+			gap(sp.sec, lo, sp.start)
+		} else {
+			gap(sp.sec, end, sp.start)
+		}
+		if i == 0 || spans[i-1].sec != sp.sec {
+			end = sp.end
+		} else {
+			end = max(end, sp.end)
+		}
+		if i == len(spans)-1 || spans[i+1].sec != sp.sec {
+			gap(sp.sec, end, end+4096)
+		}
+	}
+	return out
+}
+
+// insnBoundaries adds the offsets of every instruction in the function at
+// start (a section offset when sec >= 0) to pts.
+func (in *Input) insnBoundaries(sec int, start, size uint64, pts map[uint64]bool) {
+	code := in.codeAt(sec, start, size)
+	switch in.ABI {
+	case ABIAMD64LE:
+		for off := 0; off < len(code); {
+			pts[uint64(off)] = true
+			inst, err := x86asm.Decode(code[off:], 64)
+			if err != nil || inst.Len == 0 {
+				off++ // not code (or not decodable): try the next byte
+				continue
+			}
+			off += inst.Len
+		}
+	default:
+		for off := uint64(0); off < uint64(len(code)); off += 4 {
+			pts[off] = true
+		}
+	}
+}
+
+// codeAt returns the bytes of [start, start+size) of the executable
+// section holding them (section sec at offset start for relocatable
+// inputs), or nil.
+func (in *Input) codeAt(sec int, start, size uint64) []byte {
+	if sec < 0 {
+		var ok bool
+		if sec, ok = in.execRanges().find(start); !ok {
+			return nil
+		}
+		start -= in.File.Sections[sec].Addr
+	}
+	s := in.File.Sections[sec]
+	d, err := in.data(s)
+	if err != nil || start > uint64(len(d)) {
+		return nil
+	}
+	return d[start:min(uint64(len(d)), start+size)]
 }
 
 func (s *Section) lookupIn(f *FDE, off uint64) (Frame, bool) {

@@ -200,3 +200,29 @@ func Figures(t testing.TB, k Kernel, name, got string) {
 		t.Errorf("%s figures changed (the README quotes them; BTFI_UPDATE_FIGURES=1 rewrites them on purpose):\n--- %s\n%s\n--- now\n%s", k.Name, path, want, got)
 	}
 }
+
+// PackageFile returns the installed file of Debian package pkg whose name
+// is base (scripts/setup installs the package), and the package's version.
+func PackageFile(t testing.TB, pkg, base string) (path, version string) {
+	t.Helper()
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", pkg).Output()
+	if err != nil || len(out) == 0 {
+		missing(t, "Debian package "+pkg+" (scripts/setup installs it)")
+		return "", ""
+	}
+	version = string(out)
+	list, err := exec.Command("dpkg", "-L", pkg).Output()
+	if err != nil {
+		missing(t, "file list of "+pkg)
+		return "", ""
+	}
+	for _, p := range strings.Split(string(list), "\n") {
+		if filepath.Base(p) == base {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, version
+			}
+		}
+	}
+	missing(t, base+" in package "+pkg)
+	return "", ""
+}
