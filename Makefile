@@ -19,10 +19,11 @@ build:
 
 test: lint unit check-kernel e2e e2e-arm64
 
-# The whole-kernel tests (TestKernel*) need the kernel data: check-kernel
+# The whole-kernel tests (TestKernel*, and TestBig* on large real files) need
+# the kernel data or time: check-kernel
 # runs them, with every build present (under CI a missing one fails).
 unit:
-	@eval "$$(scripts/setup)" && $(GO) test -count=1 -skip '^TestKernel' ./...
+	@eval "$$(scripts/setup)" && $(GO) test -count=1 -skip '^Test(Kernel|Big)' ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -64,7 +65,7 @@ check-kernel:
 	BTFI_KERNEL_DATA_ARM64=$$(scripts/kernel-data-arm64) || { echo "check-kernel: kernel-data-arm64 failed" >&2; exit 1; }; \
 	BTFI_KERNEL_DATA_TRIXIE=$$($(SHARED)/tools/kernel-data trixie) || { echo "check-kernel: kernel-data trixie failed" >&2; exit 1; }; \
 	export BTFI_KERNEL_DATA BTFI_KERNEL_DATA_ARM64 BTFI_KERNEL_DATA_TRIXIE && \
-	$(GO) test -count=1 -timeout 80m -run '^TestKernel' ./...
+	$(GO) test -count=1 -timeout 80m -run '^Test(Kernel|Big)' ./...
 
 # End-to-end on the real Debian 6.1 kernel under qemu: kprobes at the test
 # module's inline sites checked against the values it prints, and the kernel

@@ -245,28 +245,34 @@ func (r *Result) WriteSummary(w io.Writer, timings bool) {
 		fmt.Fprintln(w, "note: no inline sites: the output holds no LOCSEC")
 	}
 	if timings {
-		kb := r.KindBytes
-		other := len(r.Data) - r.StrBytes
-		for _, n := range kb {
-			other -= n
-		}
-		var rest []string
-		for k, n := range kb {
-			switch k {
-			case btf.KindLocSec, btf.KindFunc, btf.KindFuncProto, btf.KindLocParam, btf.KindLocProto:
-			default:
-				rest = append(rest, fmt.Sprintf("%s %d", k, n))
-			}
-		}
-		sort.Strings(rest)
-		fmt.Fprintf(w, "bytes: LOCSEC %d, FUNC %d, FUNC_PROTO %d, LOC_PARAM %d, LOC_PROTO %d, strings %d, header and layout %d",
-			kb[btf.KindLocSec], kb[btf.KindFunc], kb[btf.KindFuncProto], kb[btf.KindLocParam], kb[btf.KindLocProto], r.StrBytes, other)
-		for _, x := range rest {
-			fmt.Fprintf(w, ", %s", x)
-		}
-		fmt.Fprintln(w)
+		r.WriteBytes(w)
 		fmt.Fprintf(w, "time: open+BTF %v, DWARF sites %v, encode %v, total %v\n",
 			r.Timings[0].Round(time.Millisecond), r.Timings[1].Round(time.Millisecond),
 			r.Timings[2].Round(time.Millisecond), r.Timings[3].Round(time.Millisecond))
 	}
+}
+
+// WriteBytes writes where the bytes go: records by kind, strings, header
+// and layout section (docs/encoding.md, "Size").
+func (r *Result) WriteBytes(w io.Writer) {
+	kb := r.KindBytes
+	other := len(r.Data) - r.StrBytes
+	for _, n := range kb {
+		other -= n
+	}
+	var rest []string
+	for k, n := range kb {
+		switch k {
+		case btf.KindLocSec, btf.KindFunc, btf.KindFuncProto, btf.KindLocParam, btf.KindLocProto:
+		default:
+			rest = append(rest, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	sort.Strings(rest)
+	fmt.Fprintf(w, "bytes: LOCSEC %d, FUNC %d, FUNC_PROTO %d, LOC_PARAM %d, LOC_PROTO %d, strings %d, header and layout %d",
+		kb[btf.KindLocSec], kb[btf.KindFunc], kb[btf.KindFuncProto], kb[btf.KindLocParam], kb[btf.KindLocProto], r.StrBytes, other)
+	for _, x := range rest {
+		fmt.Fprintf(w, ", %s", x)
+	}
+	fmt.Fprintln(w)
 }

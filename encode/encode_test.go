@@ -428,6 +428,7 @@ func TestKernelEncode(t *testing.T) {
 			}
 			var sum strings.Builder
 			r.WriteSummary(&sum, false)
+			r.WriteBytes(&sum)
 			testutil.Figures(t, k, "encode-vmlinux.txt", sum.String())
 		})
 		for _, m := range k.Modules() {

@@ -69,7 +69,9 @@ func ParseKallsyms(r io.Reader, path string) (*Kallsyms, error) {
 		name := f[2]
 		switch f[1][0] {
 		case 't', 'T', 'w', 'W':
-			k.Text = append(k.Text, Symbol{Name: name, Addr: addr, Global: f[1][0] == 'T' || f[1][0] == 'W', Module: mod})
+			if !IsPadding(name) {
+				k.Text = append(k.Text, Symbol{Name: name, Addr: addr, Global: f[1][0] == 'T' || f[1][0] == 'W', Module: mod})
+			}
 		}
 		if mod == "" {
 			if _, dup := k.vars[name]; !dup {

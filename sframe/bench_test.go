@@ -52,10 +52,14 @@ func benchReadelf(b *testing.B, path string) {
 
 func BenchmarkEmitFixture(b *testing.B) { benchEmit(b, filepath.Join(fixtures, "x86-O2.nosf.exe")) }
 
-const libLLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
+// libLLVM is the libLLVM of the package scripts/setup installs.
+func libLLVM(b *testing.B) string {
+	p, _ := testutil.PackageFile(b, "libllvm15", "libLLVM-15.so.1")
+	return p
+}
 
-func BenchmarkEmitLLVM(b *testing.B)          { benchEmit(b, libLLVM) }
-func BenchmarkReadelfFramesLLVM(b *testing.B) { benchReadelf(b, libLLVM) }
+func BenchmarkEmitLLVM(b *testing.B)          { benchEmit(b, libLLVM(b)) }
+func BenchmarkReadelfFramesLLVM(b *testing.B) { benchReadelf(b, libLLVM(b)) }
 
 func BenchmarkKernelEmitVmlinux(b *testing.B) {
 	benchEmit(b, filepath.Join(testutil.KernelData(b), "vmlinux"))

@@ -33,11 +33,21 @@ func TestKernelUnwindAgrees(t *testing.T) {
 	}
 }
 
-// TestKernelLLVM checks the largest shared library on the machine.
-func TestKernelLLVM(t *testing.T) {
-	testutil.KernelData(t)
-	for _, l := range []string{"/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"} {
-		t.Run(filepath.Base(l), func(t *testing.T) { verifyFile(t, l, Version3) })
+// TestBigLibrariesUnwindAgrees runs the unwinding check (SFrame v3 and
+// v2 against the CFI, at every instruction boundary) on the largest
+// .eh_frame of a Debian system, libLLVM's, and on libc's and libstdc++'s:
+// files of the packages scripts/setup installs, found through dpkg. It
+// runs with the kernel checks (make check-kernel), for its time.
+func TestBigLibrariesUnwindAgrees(t *testing.T) {
+	for _, l := range []struct{ pkg, file string }{{"libllvm15", "libLLVM-15.so.1"}, {"libc6", "libc.so.6"}, {"libstdc++6", "libstdc++.so.6"}} {
+		t.Run(l.file, func(t *testing.T) {
+			p, _ := testutil.PackageFile(t, l.pkg, l.file)
+			for _, v := range []uint8{Version3, Version2} {
+				if vr := verifyFile(t, p, v); vr.FDEs == 0 {
+					t.Errorf("%s: no FDE checked", p)
+				}
+			}
+		})
 	}
 }
 

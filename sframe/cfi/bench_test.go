@@ -3,12 +3,18 @@ package cfi
 import (
 	"debug/elf"
 	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
 )
 
 // libLLVM has one of the largest .eh_frame sections on a Debian system
 // (about 4 MB, 100k FDEs), so its decode time is dominated by the byte
-// cursor rather than by setup.
-const benchLLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
+// cursor rather than by setup. It is the file of the package scripts/setup
+// installs.
+func benchLLVM(b *testing.B) string {
+	p, _ := testutil.PackageFile(b, "libllvm15", "libLLVM-15.so.1")
+	return p
+}
 
 func benchSection(b *testing.B, path, name string, kind Kind) *Section {
 	f, err := elf.Open(path)
@@ -30,7 +36,7 @@ func benchSection(b *testing.B, path, name string, kind Kind) *Section {
 
 // BenchmarkParseLLVM walks the CIEs and FDEs of libLLVM's .eh_frame.
 func BenchmarkParseLLVM(b *testing.B) {
-	s := benchSection(b, benchLLVM, ".eh_frame", EHFrame)
+	s := benchSection(b, benchLLVM(b), ".eh_frame", EHFrame)
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := Parse(s)
@@ -44,7 +50,7 @@ func BenchmarkParseLLVM(b *testing.B) {
 // BenchmarkInsnsLLVM decodes every call frame instruction of libLLVM's
 // .eh_frame (parsed once, outside the loop).
 func BenchmarkInsnsLLVM(b *testing.B) {
-	s := benchSection(b, benchLLVM, ".eh_frame", EHFrame)
+	s := benchSection(b, benchLLVM(b), ".eh_frame", EHFrame)
 	res, err := Parse(s)
 	if err != nil {
 		b.Fatal(err)
