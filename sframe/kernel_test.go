@@ -1,7 +1,9 @@
 package sframe
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btfinline/btfinline/internal/testutil"
@@ -22,11 +24,16 @@ func TestKernelUnwindAgrees(t *testing.T) {
 				if _, err := openFixture(t, filepath.Join(k.Dir, f)).Stats(); err != nil {
 					t.Errorf("stats: %v", err)
 				}
+				var fig strings.Builder
 				for _, v := range []uint8{Version3, Version2} {
 					vr := verifyFile(t, filepath.Join(k.Dir, f), v)
 					if n, ok := wantFDEs[k.Name]; ok && f == "vmlinux" && v == Version3 && vr.FDEs != n {
 						t.Errorf("checked %d FDEs, want all %d", vr.FDEs, n)
 					}
+					fmt.Fprintf(&fig, "SFrame v%d of vmlinux .debug_frame: %d FDEs, %d instruction boundaries and %d addresses between functions agree with the CFI\n", v, vr.FDEs, vr.Points, vr.GapPoints)
+				}
+				if f == "vmlinux" {
+					testutil.Figures(t, k, "sframe-vmlinux.txt", fig.String())
 				}
 			})
 		}

@@ -354,7 +354,10 @@ func TestBigCFIRowsVsReadelf(t *testing.T) {
 // and its modules' (relocated) ones.
 func TestKernelCFIRowsVsReadelf(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Name+"/vmlinux", func(t *testing.T) { checkRowsVsReadelf(t, k.Vmlinux()) })
+		t.Run(k.Name+"/vmlinux", func(t *testing.T) {
+			fdes, points := checkRowsVsReadelf(t, k.Vmlinux())
+			testutil.Figures(t, k, "cfi-vs-readelf-vmlinux.txt", fmt.Sprintf("vmlinux .debug_frame: %d FDEs, the rules at %d row starts equal readelf --debug-dump=frames-interp's\n", fdes, points))
+		})
 		for _, m := range k.Modules() {
 			t.Run(k.Name+"/"+m, func(t *testing.T) { checkRowsVsReadelf(t, k.Module(m)) })
 		}
