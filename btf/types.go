@@ -5,6 +5,9 @@
 // or of how inline sites are found; see packages inline, locsec and dedup.
 //
 // Byte-level reference: ../shared/spec/btf-inline.md sections 0-5 and 7.
+//
+// It imports the standard library only: it knows no DWARF, no ELF beyond
+// reading a section, and nothing of sites.
 package btf
 
 import "strconv"

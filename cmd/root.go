@@ -3,6 +3,8 @@
 // that every run gets a fresh command tree with fresh flags. The work is in
 // the library packages (encode, resolve, site, btf, sframe, ...). Main is
 // the process entry point and is also what the testscript golden tests run.
+//
+// It may import every package of the module; none imports it.
 package cmd
 
 import (

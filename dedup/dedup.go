@@ -22,6 +22,9 @@
 // whose eager conversion of whole type graphs would cost gigabytes on a
 // vmlinux. Results are cached per DWARF offset, and candidates are tried in
 // id order, so the output is deterministic.
+//
+// It imports btf and debug/dwarf; package encode hands it the debug/dwarf
+// view that package dwarfsite loaded.
 package dedup
 
 import (

@@ -39,4 +39,7 @@
 //   - Order of the added types: prototype types from the TypeMapper first,
 //     then FUNC_PROTO/FUNC pairs, LOC_PARAMs, LOC_PROTOs and LOCSECs, each
 //     in an order that depends only on the sites, never on scheduling.
+//
+// It imports btf and site; the DWARF types come in through the TypeMapper
+// interface (package dedup provides it), not an import.
 package locsec

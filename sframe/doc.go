@@ -82,4 +82,7 @@
 //     pointers and pac-ret objects, and equal to ld's section function for
 //     function in linked executables. ld writes no PLT entries on AArch64,
 //     and neither do we.
+//
+// It imports sframe/cfi, golang.org/x/arch (instruction boundaries for
+// the unwinding check) and the internal ELF packages.
 package sframe

@@ -10,6 +10,8 @@
 // of reads. Errors are *Error values naming the section and the byte
 // offset in it. Reads never allocate: blocks alias the input. The design
 // follows the unexported buf of Go's debug/dwarf.
+//
+// It imports the standard library only.
 package dwarfbuf
 
 import (

@@ -8,6 +8,8 @@
 // A relocatable object has no addresses; the caller chooses a layout
 // (Options.SectionAddr), and symbol values and PC-relative results come out
 // relative to it.
+//
+// It imports debug/elf and internal/dwarfbuf (its error type).
 package elfrel
 
 import (

@@ -11,6 +11,8 @@
 // is renamed over the original: on any error the original file is untouched.
 // Used by "encode --elf-section" (.BTF.inline) and "sframe emit
 // --elf-section" (.sframe).
+//
+// It imports debug/elf and internal/atomicfile.
 package elfwrite
 
 import (

@@ -3,6 +3,8 @@
 // costs of the frame table formats (package cframe's benchmarks, against
 // sframe.Table). Offsets are from the start of the section, which is
 // assumed to begin on a page.
+//
+// It imports the standard library only.
 package memtrace
 
 // Line and Page are the granules counted.

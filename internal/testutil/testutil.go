@@ -3,6 +3,8 @@
 // check-kernel); a plain "go test" outside CI skips the comparisons it
 // cannot make, and inside CI (CI=true) a missing tool or data set is a
 // failure, so that a comparison can never pass by not running.
+//
+// It imports the standard library only, and only tests import it.
 package testutil
 
 import (

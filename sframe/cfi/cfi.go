@@ -6,6 +6,8 @@
 // nothing about SFrame. The sframe package consumes the instruction stream
 // (to translate like GNU as does) and the row tables (to check that the
 // translation unwinds the same way).
+//
+// It imports internal/dwarfbuf and the standard library.
 package cfi
 
 import (
