@@ -458,14 +458,17 @@ func judgeCmd(args []string) error {
 	}
 	kmsg := openKmsg()
 	defer kmsg.Close()
-	bl := readBlacklist()
+	bl, err := readBlacklist()
+	if err != nil {
+		return err
+	}
 	kcore := openKcore()
 	defer kcore.Close()
 	start := time.Now()
 	reasons := map[string]int{}
 	bySection := map[string][2]int{}
 	examples := map[string]string{}
-	accepted, inBatch := 0, 0
+	accepted, inBatch, unexplained := 0, 0, 0
 	for i, l := range lines {
 		f := strings.Fields(l)
 		if len(f) < 4 {
@@ -509,6 +512,13 @@ func judgeCmd(args []string) error {
 			inBatch++
 			sec[0]++
 		} else {
+			// A refusal is explained by the kernel's message, by the
+			// blacklist, or by btfinline's rules having said no; a silent
+			// refusal of a site called traceable (or judged without the
+			// list) is not.
+			if strings.Contains(why, "no message") && (oracle == nil || oracle[f[0]]) {
+				unexplained++
+			}
 			r := f[1] + " " + why
 			reasons[r]++
 			if _, ok := examples[r]; !ok {
@@ -528,7 +538,7 @@ func judgeCmd(args []string) error {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Printf("E2E judge sites=%d accepted=%d refused=%d seconds=%.1f\n", len(lines), accepted, len(lines)-accepted, el.Seconds())
+	fmt.Printf("E2E judge sites=%d accepted=%d refused=%d unexplained=%d seconds=%.1f\n", len(lines), accepted, len(lines)-accepted, unexplained, el.Seconds())
 	var rs []string
 	for r := range reasons {
 		rs = append(rs, r)
@@ -705,24 +715,37 @@ func siteOffset(s string) uint64 {
 // blacklist holds the address ranges of /sys/kernel/debug/kprobes/blacklist.
 type blacklist [][2]uint64
 
-func readBlacklist() blacklist {
+func readBlacklist() (blacklist, error) {
 	b, err := os.ReadFile("/sys/kernel/debug/kprobes/blacklist")
 	if err != nil {
-		return nil
+		return nil, err
 	}
+	return parseBlacklist(string(b))
+}
+
+// parseBlacklist reads the kernel's lines, "0xSTART-0xEND\tSYMBOL" with
+// " [MODULE]" after a module's symbol (kprobe_blacklist_seq_show). A line
+// in another shape is an error: a blacklist that silently parses to
+// nothing makes every blacklisted refusal look unexplained.
+func parseBlacklist(text string) (blacklist, error) {
 	var bl blacklist
-	for _, l := range strings.Split(string(b), "\n") {
-		fs := strings.Fields(l)
-		if len(fs) < 2 {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		lo, err1 := strconv.ParseUint(strings.TrimPrefix(fs[0], "0x"), 16, 64)
-		hi, err2 := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(fs[1], "-"), "0x"), 16, 64)
-		if err1 == nil && err2 == nil {
-			bl = append(bl, [2]uint64{lo, hi})
+		rng, _, _ := strings.Cut(l, "\t")
+		los, his, ok := strings.Cut(rng, "-")
+		lo, err1 := strconv.ParseUint(strings.TrimPrefix(los, "0x"), 16, 64)
+		hi, err2 := strconv.ParseUint(strings.TrimPrefix(his, "0x"), 16, 64)
+		if !ok || err1 != nil || err2 != nil || hi < lo {
+			return nil, fmt.Errorf("kprobes blacklist: line %q is not 0xSTART-0xEND<TAB>SYMBOL", l)
 		}
+		bl = append(bl, [2]uint64{lo, hi})
 	}
-	return bl
+	if len(bl) == 0 {
+		return nil, errors.New("kprobes blacklist is empty (a kernel always lists its entry code)")
+	}
+	return bl, nil
 }
 
 func (bl blacklist) contains(addr uint64) bool {

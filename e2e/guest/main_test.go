@@ -124,3 +124,28 @@ func TestUniqueAddrs(t *testing.T) {
 		t.Errorf("uniqueAddrs: %q", got)
 	}
 }
+
+func TestParseBlacklist(t *testing.T) {
+	// The lines as kprobe_blacklist_seq_show prints them.
+	bl, err := parseBlacklist("0xffffffff81000000-0xffffffff81000040\tasm_exc_divide_error\n" +
+		"0xffffffffc0012000-0xffffffffc0012080\tfoo_nokprobe [foo]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		addr uint64
+		in   bool
+	}{
+		{0xffffffff81000000, true}, {0xffffffff8100003f, true}, {0xffffffff81000040, false},
+		{0xffffffffc0012010, true}, {0xffffffff80ffffff, false},
+	} {
+		if got := bl.contains(c.addr); got != c.in {
+			t.Errorf("contains(%#x) = %v, want %v", c.addr, got, c.in)
+		}
+	}
+	for _, bad := range []string{"", "0xffffffff81000000 0xffffffff81000040 sym\n", "junk\n"} {
+		if _, err := parseBlacklist(bad); err == nil {
+			t.Errorf("parseBlacklist(%q): no error", bad)
+		}
+	}
+}
