@@ -8,6 +8,7 @@ package btf
 import (
 	"bytes"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,9 +70,19 @@ func IsELF(path string) bool {
 	return string(m[:]) == elf.ELFMAG
 }
 
+// ErrDistilledBase is the error for a module whose .BTF is split on the
+// distilled base in its own .BTF.base (pahole --btf_features=distilled_base,
+// how Linux 6.12 and later build out-of-tree modules): the kernel relocates
+// that BTF onto vmlinux's at load, so its type IDs are not the ones
+// /sys/kernel/btf serves, and no .BTF.inline can be split on it.
+var ErrDistilledBase = errors.New(".BTF is split on a distilled base (.BTF.base, an out-of-tree module of Linux 6.12+): build the module with MODULE_PAHOLE_FLAGS= so that its .BTF is split on vmlinux's, as in-tree modules are")
+
 // LoadELFSection parses the BTF in section name (".BTF", ".BTF.inline") of
 // f on top of base.
 func LoadELFSection(f *elf.File, name string, base *Spec) (*Spec, error) {
+	if name == ".BTF" && f.Section(".BTF.base") != nil {
+		return nil, ErrDistilledBase
+	}
 	sec := f.Section(name)
 	if sec == nil {
 		return nil, fmt.Errorf("no %s section", name)

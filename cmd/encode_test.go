@@ -130,6 +130,7 @@ func TestEncodeBadInput(t *testing.T) {
 		file string // must stay untouched
 	}{
 		{"mismatched base", []string{fixturePath("mod-other.ko"), "-B", kern, "-o", filepath.Join(dir, "x")}, "does not match", fixturePath("mod-other.ko")},
+		{"distilled base", []string{fixturePath("mod-distilled.ko"), "-B", kern, "-o", filepath.Join(dir, "x")}, "distilled base", fixturePath("mod-distilled.ko")},
 		{"module without base", []string{fixturePath("mod.ko"), "-o", filepath.Join(dir, "x")}, "-B", ""},
 		{"truncated", []string{trunc, "-o", filepath.Join(dir, "x")}, "truncated ELF", trunc},
 		{"section past the end", []string{badoff, "--elf-section"}, "past the end", badoff},
