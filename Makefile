@@ -10,14 +10,14 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 cframe-table clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 e2e-6.12 cframe-table clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/btfinline
 
-test: lint unit check-kernel e2e e2e-arm64
+test: lint unit check-kernel e2e e2e-arm64 e2e-6.12
 
 # The whole-kernel tests (TestKernel*, and TestBig* on large real files) need
 # the kernel data or time: check-kernel
@@ -78,6 +78,11 @@ e2e:
 # TCG): arm64 registers, frame-base fetches and traceability rules.
 e2e-arm64:
 	@E2E_ARCH=arm64 e2e/run.sh
+
+# The same on Debian 13's 6.12 kernel (gcc 14), the test module built for
+# it in a Debian 13 root (scripts/e2e-kbuild 6.12-x86_64).
+e2e-6.12:
+	@E2E_KERNEL=6.12 e2e/run.sh
 
 # The experimental CFrame format against SFrame and .eh_frame on seven
 # real binaries: sizes, counts and one lookup benchmark run, compared

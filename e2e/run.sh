@@ -12,6 +12,9 @@
 # Environment:
 #   E2E_ARCH      x86_64 (default) or arm64: the kernel, module, guest
 #                 programs and qemu of that architecture
+#   E2E_KERNEL    6.1 (default) or 6.12 (x86_64: Debian 13's kernel from
+#                 ../shared/tools/kernel-data trixie, the module built for it
+#                 with its gcc 14 by e2e/kmod's btfi_e2e.6.12.ko)
 #   E2E_RESOLVER  btfinline (default) or perf (the DWARF stand-in): e2e/btfinline.sh
 #   E2E_STRICT_JUDGE=0  do not fail when the kernel refuses a site that
 #                 btfinline sites --traceable kept (the default fails)
@@ -36,8 +39,23 @@ mem=${E2E_MEM:-512M}
 # Inlined functions all of whose sites are judged, common to both: block,
 # net, scheduler, cpumask, atomics, refcounts (about 2,300 sites).
 common_funcs=check_object_size,brelse,cpumask_empty,arch_atomic_inc_not_zero,bdev_get_queue,is_vm_hugetlb_page,nlmsg_attrdata,serial_in,tnum_is_const,populated_zone,cfs_rq_of,trace_event_name,sg_assign_page,find_next_zero_bit,sysfs_create_file,skb_has_frag_list,pci_name,rht_lock,wait_on_buffer,sk_dst_reset,get_cred,netif_running,task_pid_nr,get_page,kref_get,preempt_count
-case $arch in
-x86_64 | amd64)
+kernel=${E2E_KERNEL:-6.1}
+case $arch-$kernel in
+x86_64-6.12 | amd64-6.12)
+  arch=x86_64 goarch=amd64
+  kd=$("$shared/tools/kernel-data" trixie)
+  ver=$(readelf -p .modinfo "$(ls "$kd"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1)
+  # Built for whichever point release the folder holds, never checked in.
+  make -C "$here/e2e/kmod" btfi_e2e.6.12.ko >&2
+  ko=$here/e2e/kmod/btfi_e2e.6.12.ko
+  work=${E2E_WORK:-$cache/e2e-6.12}
+  judge_funcs=${E2E_JUDGE_FUNCS:-$common_funcs,pmd_flags,pmd_bad,user_access_begin,native_cpuid}
+  qemu_pkg="qemu-system-x86"
+  qemu=(qemu-system-x86_64 -machine "q35,accel=tcg" -cpu max)
+  console=ttyS0
+  text_sym=_text
+  ;;
+x86_64-6.1 | amd64-6.1)
   arch=x86_64 ver=6.1.0-53-cloud-amd64 goarch=amd64
   kd=$("$shared/tools/kernel-data")
   ko=$here/e2e/kmod/btfi_e2e.ko
@@ -49,7 +67,7 @@ x86_64 | amd64)
   console=ttyS0
   text_sym=_text
   ;;
-arm64 | aarch64)
+arm64-6.1 | aarch64-6.1)
   arch=arm64 ver=6.1.0-53-cloud-arm64 goarch=arm64
   kd=$("$here/scripts/kernel-data-arm64")
   ko=$here/e2e/kmod/btfi_e2e.arm64.ko
@@ -65,7 +83,7 @@ arm64 | aarch64)
   # /proc/kallsyms has no _text on arm64 (it starts at _stext, 64K on).
   text_sym=_stext
   ;;
-*) printf 'e2e: E2E_ARCH must be x86_64 or arm64\n' >&2; exit 2 ;;
+*) printf 'e2e: E2E_ARCH must be x86_64 or arm64 and E2E_KERNEL 6.1 (or 6.12 on x86_64)\n' >&2; exit 2 ;;
 esac
 # vmlinux functions resolved both on the host and with --running in the
 # guest; the kernel then parses every definition (address and fetch args).
@@ -113,6 +131,7 @@ deb_file() {
 }
 mkdir -p "$cache/debs" "$cache/boot-$ver"
 vmlinuz=$cache/boot-$ver/vmlinuz
+[ "$kernel" = 6.12 ] && vmlinuz=$kd/vmlinuz # in the kernel-data folder
 if [ ! -f "$vmlinuz" ]; then
   fetch_deb "linux-image-$ver-unsigned"
   deb_file "linux-image-$ver-unsigned_*" "./boot/vmlinuz-$ver" "$vmlinuz"
