@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"debug/dwarf"
 	"debug/elf"
 	"github.com/btfinline/btfinline/site"
 	"os/exec"
@@ -296,6 +297,64 @@ func checkModulePerf(t *testing.T, dir string) {
 				n := base(s.Name)
 				symLoc[n] = append(symLoc[n], f.Sections[s.Section].Name+":"+strconv.FormatUint(s.Value, 10))
 			}
+			// perf's -v offsets count from the DWARF entry of the
+			// function, past arm64's two patchable-entry NOPs of ftrace.
+			lowPC := make(map[string][]uint64)
+			d, err := f.DWARF()
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := make(map[dwarf.Offset]string)
+			type concrete struct {
+				origin dwarf.Offset
+				lo     uint64
+			}
+			var concretes []concrete // out-of-line copies of inline functions
+			for r := d.Reader(); ; {
+				e, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e == nil {
+					break
+				}
+				if e.Tag != dwarf.TagSubprogram {
+					continue
+				}
+				name, _ := e.Val(dwarf.AttrName).(string)
+				names[e.Offset] = name
+				// Each range start is a candidate entry (a hot/cold
+				// split function has ranges); entryOf picks the one at
+				// the symbol.
+				ranges, err := d.Ranges(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				origin, isCopy := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+				for _, rg := range ranges {
+					switch {
+					case name != "":
+						lowPC[name] = append(lowPC[name], rg[0])
+					case isCopy:
+						concretes = append(concretes, concrete{origin, rg[0]})
+					}
+				}
+			}
+			for _, c := range concretes {
+				if n := names[c.origin]; n != "" {
+					lowPC[n] = append(lowPC[n], c.lo)
+				}
+			}
+			// entryOf gives the DWARF entries of symbol value v of name.
+			entryOf := func(name string, v uint64) []uint64 {
+				var out []uint64
+				for _, lo := range lowPC[name] {
+					if lo >= v && lo-v <= 8 {
+						out = append(out, lo)
+					}
+				}
+				return out
+			}
 			loc := func(sec string, off uint64) string { return sec + ":" + strconv.FormatUint(off, 10) }
 			ours := make(map[string]map[string]bool)
 			skipped := 0
@@ -312,33 +371,36 @@ func checkModulePerf(t *testing.T, dir string) {
 			}
 			total := 0
 			for fn, set := range ours {
-				out, err := exec.Command(perf, "probe", "-m", path, "-D", fn, "--max-probes=4096").Output()
+				// The addresses perf found in the DWARF (-v), not its
+				// kprobe_events lines: perf 6.1 moves a 6.12 module's
+				// .init.text and .exit.text sites 8 bytes past them when
+				// it rewrites them for the module.
+				out, err := exec.Command(perf, "probe", "-v", "-m", path, "-D", fn, "--max-probes=4096").CombinedOutput()
 				if err != nil {
-					t.Errorf("perf probe -D %s: %v", fn, err)
+					t.Errorf("perf probe -D %s: %v\n%s", fn, err, out)
 					continue
 				}
 				matched := make(map[string]bool)
 				sc := bufio.NewScanner(bytes.NewReader(out))
 				for sc.Scan() {
-					m := perfProbeRE.FindStringSubmatch(sc.Text())
-					if m == nil {
+					target, ok := strings.CutPrefix(sc.Text(), "Probe point found: ")
+					if !ok {
 						continue
 					}
-					_, target, _ := strings.Cut(m[1], ":")
 					name, offs, _ := strings.Cut(target, "+")
 					off, _ := strconv.ParseUint(offs, 10, 64)
-					// The out-of-line copy, not an inline site: perf
-					// probes it at +0, on arm64 past the two
-					// patchable-entry NOPs of ftrace (+8).
-					if base(name) == fn && (off == 0 || f.Machine == elf.EM_AARCH64 && off == 8) {
+					// The out-of-line copy, not an inline site.
+					if base(name) == fn && off == 0 {
 						continue
 					}
 					found := false
 					for _, sl := range symLoc[base(name)] {
 						sec, v, _ := strings.Cut(sl, ":")
 						val, _ := strconv.ParseUint(v, 10, 64)
-						if k := loc(sec, val+off); set[k] {
-							matched[k], found = true, true
+						for _, entry := range entryOf(base(name), val) {
+							if k := loc(sec, entry+off); set[k] {
+								matched[k], found = true, true
+							}
 						}
 					}
 					if !found {

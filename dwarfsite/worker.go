@@ -312,21 +312,17 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 	}
 	var addr uint64
 	src := ""
+	// Without entry_pc the entry is the lowest range start, an empty
+	// range included: gcc 14 opens an expansion with an empty range at
+	// its entry view ([a,a), then the body) and leaves out entry_pc when
+	// that range comes first, as perf's reading (the first range) takes
+	// it; where gcc 14 does write entry_pc, it names that same address.
 	lowest := func() (uint64, bool) {
 		var lo uint64
 		ok := false
 		for _, r := range ranges {
-			if r[1] > r[0] && (!ok || r[0] < lo) {
+			if !ok || r[0] < lo {
 				lo, ok = r[0], true
-			}
-		}
-		if !ok {
-			// Only empty ranges: still an address (gcc emits these for
-			// expansions that left no instructions).
-			for _, r := range ranges {
-				if !ok || r[0] < lo {
-					lo, ok = r[0], true
-				}
 			}
 		}
 		return lo, ok
