@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/btfinline/btfinline/site"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type Options struct {
 	// PtrSize is the target's pointer size, used to size pointer-typed
 	// parameters whose location has no size. Default 8.
 	PtrSize uint32
+	// Base is the Index of the destination's base chain (dst.Base()),
+	// shared by the encodings on one chain; nil: Encode indexes it.
+	Base *Index
 }
 
 // Stats counts what Encode did.
@@ -117,10 +121,9 @@ type encoder struct {
 	opts  Options
 	st    Stats
 
-	baseFunc   map[string][]btf.TypeID // FUNC name -> ids
-	baseProto  map[string]btf.TypeID   // FUNC_PROTO content -> id
-	baseParam  map[locKey]btf.TypeID
-	baseLProto map[string]btf.TypeID
+	// layers: the tables of the base chain, root first, then of dst's
+	// own types before Encode added any (from the type mapper).
+	layers []*tables
 
 	ownProto map[string]btf.TypeID
 	ownFunc  map[string]btf.TypeID
@@ -133,9 +136,10 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	if opts.PtrSize == 0 {
 		opts.PtrSize = 8
 	}
+	if opts.Base != nil && opts.Base.spec != dst.Base() {
+		return Stats{}, fmt.Errorf("locsec: Options.Base is not the Index of the destination's base")
+	}
 	e := &encoder{dst: dst, types: types, opts: opts,
-		baseFunc: map[string][]btf.TypeID{}, baseProto: map[string]btf.TypeID{},
-		baseParam: map[locKey]btf.TypeID{}, baseLProto: map[string]btf.TypeID{},
 		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
 	e.st.Sites = len(sites)
 	startTypes := dst.NumTypes()
@@ -268,7 +272,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 		if _, ok := ownLParam[k]; ok {
 			continue
 		}
-		if id, ok := e.baseParam[k]; ok {
+		if id, ok := e.baseParam(k); ok {
 			ownLParam[k] = id
 			continue
 		}
@@ -305,7 +309,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			protoID[i] = id
 			continue
 		}
-		if id, ok := e.baseLProto[key]; ok {
+		if id, ok := e.baseLProto(key); ok {
 			protoID[i] = id
 			ownLProto[key] = id
 			continue
@@ -407,52 +411,76 @@ func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
 	return btf.TypeID(id), nil
 }
 
-// indexBase indexes the base chain's FUNCs, FUNC_PROTOs, LOC_PARAMs and
-// LOC_PROTOs (and dst's own types, e.g. from the type mapper) so that
-// equal records are reused rather than added. Lowest ids win.
+// indexBase gathers the tables of the base chain's FUNCs, FUNC_PROTOs,
+// LOC_PARAMs and LOC_PROTOs, and of dst's own types (e.g. from the type
+// mapper), so that equal records are reused rather than added. Lowest ids
+// win.
 func (e *encoder) indexBase() {
-	for id, t := range e.dst.All() {
-		switch t.Kind() {
-		case btf.KindFunc:
-			n := e.dst.Name(t)
-			e.baseFunc[n] = append(e.baseFunc[n], id)
-		case btf.KindFuncProto:
-			k := e.protoKey(e.dst, t)
-			if _, ok := e.baseProto[k]; !ok {
-				e.baseProto[k] = id
-			}
-		case btf.KindLocParam:
-			flags, vals := t.LocParam()
-			if len(vals) > 3 {
-				continue
-			}
-			k := locKey{size: t.SizeType, flags: flags, n: len(vals)}
-			copy(k.v[:], vals)
-			if _, ok := e.baseParam[k]; !ok {
-				e.baseParam[k] = id
-			}
-		case btf.KindLocProto:
-			k := idsKey(t.LocProtoParams())
-			if _, ok := e.baseLProto[k]; !ok {
-				e.baseLProto[k] = id
-			}
-		}
+	base := e.opts.Base
+	if base == nil && e.dst.Base() != nil {
+		base = IndexChain(e.dst.Base())
 	}
+	for x := base; x != nil; x = x.parent {
+		e.layers = append(e.layers, &x.tables)
+	}
+	slices.Reverse(e.layers)
+	own := &tables{}
+	own.index(e.dst)
+	e.layers = append(e.layers, own)
 }
 
-// protoKey spells a FUNC_PROTO's content with names as strings, so that
-// equal prototypes match whatever copy of a name string they use.
-func (e *encoder) protoKey(s *btf.Spec, t *btf.Type) string {
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(uint64(t.SizeType), 10))
-	for _, p := range t.Params() {
-		n, _ := s.StringAt(p.NameOff)
-		b.WriteByte('|')
-		b.WriteString(strconv.FormatUint(uint64(p.Type), 10))
-		b.WriteByte(':')
-		b.WriteString(n)
+func (e *encoder) baseParam(k locKey) (btf.TypeID, bool) {
+	for _, l := range e.layers {
+		if id, ok := l.params[k]; ok {
+			return id, true
+		}
 	}
-	return b.String()
+	return 0, false
+}
+
+func (e *encoder) baseLProto(k string) (btf.TypeID, bool) {
+	for _, l := range e.layers {
+		if id, ok := l.lprotos[k]; ok {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// baseFuncs returns the FUNCs of the base chain named name, ascending.
+func (e *encoder) baseFuncs(name string) []btf.TypeID {
+	off, ok := e.dst.FindString(name)
+	if !ok {
+		return nil
+	}
+	var out []btf.TypeID
+	for _, l := range e.layers {
+		l.m.Each(funcKey(off), func(id uint32) bool {
+			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFunc && e.dst.CanonicalString(t.NameOff) == off {
+				out = append(out, btf.TypeID(id))
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// baseProto finds the first FUNC_PROTO of the base chain with content c.
+func (e *encoder) baseProto(c protoContent) (btf.TypeID, bool) {
+	h := c.hash()
+	var found btf.TypeID
+	for _, l := range e.layers {
+		l.m.Each(h, func(id uint32) bool {
+			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFuncProto && c.matches(e.dst, t) {
+				found = btf.TypeID(id)
+			}
+			return found == 0
+		})
+		if found != 0 {
+			return found, true
+		}
+	}
+	return 0, false
 }
 
 func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
@@ -489,27 +517,41 @@ func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*f
 		fi.id = id
 		return fi, nil
 	}
+	// The prototype as the base chain would hold it: names by their
+	// canonical offsets; a name the chain lacks matches nothing there.
+	inBase := true
+	content := protoContent{ret: ret, pairs: make([]uint32, 0, 2*n)}
+	for i := range names {
+		off, ok := e.dst.FindString(names[i])
+		inBase = inBase && ok
+		content.pairs = append(content.pairs, uint32(ptypes[i]), off)
+	}
+	if f.Variadic {
+		content.pairs = append(content.pairs, 0, 0)
+	}
 	// A FUNC of the base chain with this name and prototype: the function
 	// also exists out of line (or another object inlined it already).
-	for _, id := range e.baseFunc[f.Name] {
-		t, err := e.dst.TypeByID(id)
-		if err != nil {
-			continue
-		}
-		pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
-		if err != nil || pt.Kind() != btf.KindFuncProto {
-			continue
-		}
-		if e.protoKey(e.dst, pt) == pkey {
-			e.st.FuncsReused++
-			e.ownFunc[fkey] = id
-			fi.id = id
-			return fi, nil
+	if inBase {
+		for _, id := range e.baseFuncs(f.Name) {
+			t, err := e.dst.TypeByID(id)
+			if err != nil {
+				continue
+			}
+			pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
+			if err != nil || pt.Kind() != btf.KindFuncProto {
+				continue
+			}
+			if content.matches(e.dst, pt) {
+				e.st.FuncsReused++
+				e.ownFunc[fkey] = id
+				fi.id = id
+				return fi, nil
+			}
 		}
 	}
 	proto, ok := e.ownProto[pkey]
-	if !ok {
-		proto, ok = e.baseProto[pkey]
+	if !ok && inBase {
+		proto, ok = e.baseProto(content)
 	}
 	if !ok {
 		params := make([]btf.Param, 0, n)
