@@ -134,7 +134,7 @@ func runEncode(stderr io.Writer, path string, o *encodeOptions) error {
 	}
 	// Rewriting a vmlinux holds two copies of it: give back the sites
 	// and types first.
-	r.Sites, r.Spec, r.Base = nil, nil, nil
+	r.Spec, r.Base = nil, nil
 	debug.FreeOSMemory()
 	note, err := encode.Write(path, r.Data, out)
 	if err != nil {

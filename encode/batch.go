@@ -44,7 +44,7 @@ type BatchOptions struct {
 // o (loaded once when o.Base is nil). report is called once per job, in
 // the order of jobs, with the result, the note Write gave, and the error
 // of that job (r is nil then); an error of one job does not stop the
-// others. The Results given to report hold no sites and no Specs (a batch
+// others. The Results given to report hold no Specs (a batch
 // keeps no more than it writes). Batch returns an error only when the
 // base does not load or the jobs clash (two writing one file).
 func Batch(jobs []Job, o BatchOptions, report func(j Job, r *Result, note string, err error)) error {
@@ -134,7 +134,7 @@ func one(j Job, o Options) (*Result, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	r.Sites, r.Spec, r.Base = nil, nil, nil
+	r.Spec, r.Base = nil, nil
 	note, err := Write(j.Path, r.Data, j.Out)
 	if err != nil {
 		return nil, "", err

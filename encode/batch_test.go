@@ -45,8 +45,8 @@ func checkBatch(t *testing.T, paths, bases []string, o Options, fails map[string
 			switch {
 			case err != nil && err.Error() != wantErr[j.Path]:
 				t.Errorf("jobs %d: %s: error %v, want %q", jobs, j.Path, err, wantErr[j.Path])
-			case err == nil && r.Sites != nil:
-				t.Errorf("jobs %d: %s: the batch kept the sites", jobs, j.Path)
+			case err == nil && (r.Spec != nil || r.Base != nil):
+				t.Errorf("jobs %d: %s: the batch kept the Specs", jobs, j.Path)
 			}
 		})
 		if err != nil {

@@ -27,15 +27,13 @@ import (
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/locsec"
-	"github.com/btfinline/btfinline/site"
 )
 
 // Result is what File produced.
 type Result struct {
 	Data    []byte
 	Stats   locsec.Stats
-	DWARF   dwarfsite.Stats // what the DWARF reader saw (units left out among it)
-	Sites   []site.Site     // as the DWARF reader returned them
+	DWARF   dwarfsite.Stats // what the DWARF reader saw (units left out among it; no Counts)
 	Base    *btf.Spec       // FILE's own .BTF (on its chain)
 	Spec    *btf.Spec       // the encoded inline BTF
 	Timings [4]time.Duration
@@ -137,6 +135,8 @@ func File(path string, o Options) (*Result, error) {
 	if err := f.CheckSections(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	stop := f.ReleaseEvery(dwarfsite.ReleaseInterval)
+	defer stop()
 	base := o.Base
 	if base == nil {
 		// Indexed below, while the DWARF is read.
@@ -180,7 +180,10 @@ func File(path string, o Options) (*Result, error) {
 		<-indexed
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	res, err := dw.Sites(dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages})
+	// The sites go to the encoder unit by unit, kept in its compact form
+	// only.
+	sites := locsec.NewBuilder()
+	res, err := dw.Sites(dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add})
 	<-indexed
 	if err != nil {
 		return nil, err
@@ -193,7 +196,7 @@ func File(path string, o Options) (*Result, error) {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := locsec.Encode(res.Sites, dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs})
+	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -211,7 +214,7 @@ func File(path string, o Options) (*Result, error) {
 		return nil, err
 	}
 	t3 := time.Now()
-	return &Result{Data: data, Stats: st, DWARF: res.Stats, Sites: res.Sites, Base: own, Spec: dst,
+	return &Result{Data: data, Stats: st, DWARF: res.Stats, Base: own, Spec: dst,
 		KindBytes: sizeByKind(dst), StrBytes: dst.StringsLen(),
 		Timings: [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t3.Sub(t0)}}, nil
 }

@@ -1,6 +1,7 @@
 package locsec
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -133,6 +134,13 @@ type encoder struct {
 // the object's base chain, as described in the package doc. Types for the
 // prototypes come from types; the sites are not modified.
 func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
+	b := NewBuilder()
+	b.Add(0, sites)
+	return b.Encode(dst, types, opts)
+}
+
+// Encode is Encode of the sites added to b.
+func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
 	if opts.PtrSize == 0 {
 		opts.PtrSize = 8
 	}
@@ -141,52 +149,47 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	}
 	e := &encoder{dst: dst, types: types, opts: opts,
 		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
-	e.st.Sites = len(sites)
+	e.st.Sites = b.nsite
 	startTypes := dst.NumTypes()
-
-	// A fixed processing order makes the output independent of the order
-	// in which a parallel reader delivered the sites.
-	order := make([]int, len(sites))
-	for i := range order {
-		order[i] = i
+	if b.nilFunc != nil {
+		return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", b.nilFunc.sec, b.nilFunc.off)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return site.LessInSection(&sites[order[a]], &sites[order[b]]) })
 
-	// Phase 1: the prototypes' types, in first-use order.
-	var funcs []*site.Func
-	ptypes := map[*site.Func]*protoTypes{}
-	skipped := map[*site.Func]bool{}
-	kept := order[:0:0]
-	for _, i := range order {
-		f := sites[i].Func
-		if f == nil {
-			return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", sites[i].Section, sites[i].SectionOff)
+	// Phase 1: the prototypes' types, in the order of the functions'
+	// first use when the sites are sorted by section, offset and
+	// function: an order that depends on the sites only.
+	order := make([]uint32, len(b.funcs))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int {
+		fx, fy := b.funcs[x], b.funcs[y]
+		if c := cmp.Compare(fx.first.sec, fy.first.sec); c != 0 {
+			return c
 		}
-		if skipped[f] {
-			e.st.SkippedSites++
-			continue
+		if c := cmp.Compare(fx.first.off, fy.first.off); c != 0 {
+			return c
 		}
-		if _, ok := ptypes[f]; ok {
-			kept = append(kept, i)
-			continue
-		}
+		return site.Compare(&site.Site{Func: fx.fn}, &site.Site{Func: fy.fn})
+	})
+	var funcs []uint32
+	ptypes := make([]*protoTypes, len(b.funcs)) // nil: skipped
+	for _, id := range order {
+		f := b.funcs[id].fn
 		pt, err := e.protoTypes(f)
 		if err != nil {
 			// One function whose types do not convert costs its sites,
 			// never the whole object.
-			skipped[f] = true
 			e.st.SkippedFuncs++
-			e.st.SkippedSites++
+			e.st.SkippedSites += b.funcs[id].sites
 			if e.st.Skipped == "" {
 				e.st.Skipped = err.Error()
 			}
 			continue
 		}
-		ptypes[f] = pt
-		funcs = append(funcs, f)
-		kept = append(kept, i)
+		ptypes[id] = pt
+		funcs = append(funcs, id)
 	}
-	order = kept
 	if types != nil {
 		if err := types.Commit(); err != nil {
 			return e.st, err
@@ -196,41 +199,45 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	e.indexBase()
 
 	// Phase 2: FUNC_PROTO and FUNC per distinct function.
-	infos := map[*site.Func]*funcInfo{}
-	for _, f := range funcs {
-		pt := ptypes[f]
-		fi, err := e.addFunc(f, pt.ret, pt.params)
+	infos := make([]*funcInfo, len(b.funcs))
+	for _, id := range funcs {
+		pt := ptypes[id]
+		fi, err := e.addFunc(b.funcs[id].fn, pt.ret, pt.params)
 		if err != nil {
 			return e.st, err
 		}
-		infos[f] = fi
+		infos[id] = fi
+	}
+	if err := b.checkOffsets(infos); err != nil {
+		return e.st, err
 	}
 
 	// Phase 3: LOC_PARAM and LOC_PROTO per site, collected by section.
 	type entry struct {
-		sec string
+		sec uint32
 		btf.LocEntry
 	}
-	entries := make([]entry, 0, len(sites))
+	entries := make([]entry, 0, len(b.sites))
 	ownLParam := map[locKey]btf.TypeID{}
 	ownLProto := map[string]btf.TypeID{}
 	var protoParams [][]int
 	protoIdx := map[string]int{}
-	var siteProto []int
+	var siteProto []int32
 	paramIdx := map[locKey]int{}
 	var paramKeys []locKey
 	var refs []int
 	var keyBuf []byte
-	for _, i := range order {
-		s := &sites[i]
-		fi := infos[s.Func]
-		if s.SectionOff > math.MaxUint32 {
-			return e.st, fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", s.Func.Name, s.Section, s.SectionOff)
+	for i := range b.sites {
+		s := &b.sites[i]
+		fi := infos[s.fn]
+		if fi == nil {
+			continue // skipped
 		}
+		params := b.tupleLocs(s.tuple)
 		refs = refs[:0] // index into paramKeys, -1 unavailable
 		for j := 0; j < fi.nparam; j++ {
 			refs = append(refs, -1)
-			if j >= len(s.Params) {
+			if j >= len(params) {
 				e.st.Unavailable++
 				continue
 			}
@@ -238,7 +245,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			if j < len(fi.psizes) {
 				tsize = fi.psizes[j]
 			}
-			k, ok := e.locKey(s.Params[j], tsize)
+			k, ok := e.locKey(params[j].location(), tsize)
 			if !ok {
 				e.st.Unavailable++
 				continue
@@ -261,8 +268,8 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			protoIdx[string(keyBuf)] = pi
 			protoParams = append(protoParams, append([]int(nil), refs...))
 		}
-		siteProto = append(siteProto, pi)
-		entries = append(entries, entry{sec: s.Section, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.SectionOff)}})
+		siteProto = append(siteProto, int32(pi))
+		entries = append(entries, entry{sec: s.sec, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.off)}})
 	}
 
 	// LOC_PARAMs in a canonical order, reusing the base chain's.
@@ -327,17 +334,20 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	}
 
 	// One LOCSEC per section.
-	bySec := map[string][]btf.LocEntry{}
-	var secs []string
+	bySec := make([][]btf.LocEntry, len(b.secs))
 	for _, en := range entries {
-		if _, ok := bySec[en.sec]; !ok {
-			secs = append(secs, en.sec)
-		}
 		bySec[en.sec] = append(bySec[en.sec], en.LocEntry)
 	}
-	sort.Strings(secs)
-	for _, sec := range secs {
-		es := bySec[sec]
+	entries = nil
+	secs := make([]uint32, 0, len(b.secs))
+	for i := range b.secs {
+		if len(bySec[i]) > 0 {
+			secs = append(secs, uint32(i))
+		}
+	}
+	slices.SortFunc(secs, func(x, y uint32) int { return cmp.Compare(b.secs[x], b.secs[y]) })
+	for _, si := range secs {
+		sec, es := b.secs[si], bySec[si]
 		sort.Slice(es, func(a, b int) bool {
 			x, y := es[a], es[b]
 			if x.Func != y.Func {
@@ -366,6 +376,35 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 		e.st.Entries += len(out)
 	}
 	return e.st, nil
+}
+
+// checkOffsets reports the first site (in section, offset and function
+// order) whose offset does not fit a LOCSEC entry, among those encoded.
+func (b *Builder) checkOffsets(infos []*funcInfo) error {
+	var bad *compactSite
+	for i := range b.sites {
+		s := &b.sites[i]
+		if s.off <= math.MaxUint32 || infos[s.fn] == nil {
+			continue
+		}
+		if bad == nil || b.lessSite(s, bad) {
+			bad = s
+		}
+	}
+	if bad != nil {
+		return fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", b.funcs[bad.fn].fn.Name, b.secs[bad.sec], bad.off)
+	}
+	return nil
+}
+
+func (b *Builder) lessSite(x, y *compactSite) bool {
+	if c := cmp.Compare(b.secs[x.sec], b.secs[y.sec]); c != 0 {
+		return c < 0
+	}
+	if x.off != y.off {
+		return x.off < y.off
+	}
+	return site.Compare(&site.Site{Func: b.funcs[x.fn].fn}, &site.Site{Func: b.funcs[y.fn].fn}) < 0
 }
 
 // protoTypes are the BTF ids of an inlined function's return and
