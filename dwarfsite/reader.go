@@ -53,7 +53,8 @@ type Options struct {
 	// site.Site (the encoder) then never holds a vmlinux's 310,000 of
 	// them. It is called from the reading goroutines, several at once,
 	// in no set order; its sites are not interned across units, not
-	// sorted and not counted (Result.Sites is nil, Stats.Counts zero).
+	// sorted and not counted (Result.Sites is nil, Stats.Counts zero),
+	// and valid only during the call.
 	Sink func(unit int, sites []site.Site)
 }
 

@@ -14,6 +14,7 @@ package locsec
 import (
 	"cmp"
 	"encoding/binary"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +26,8 @@ import (
 // goroutines at once.
 type Builder struct {
 	mu    sync.Mutex
-	sites []compactSite
-	nsite int // sites added, nil functions included
+	sites [][]compactSite // in chunks: no copy as they grow
+	nsite int             // sites added, nil functions included
 	// nilFunc is the first place (in section order) of a site without a
 	// function, an error for Encode.
 	nilFunc *place
@@ -125,7 +126,11 @@ func (b *Builder) Add(unit int, sites []site.Site) {
 			b.secs = append(b.secs, s.Section)
 			b.secIdx[s.Section] = sec
 		}
-		b.sites = append(b.sites, compactSite{off: s.SectionOff, fn: fn, sec: sec, tuple: b.tuple(s.Params)})
+		if n := len(b.sites); n == 0 || len(b.sites[n-1]) == cap(b.sites[n-1]) {
+			b.sites = append(b.sites, make([]compactSite, 0, siteChunk))
+		}
+		last := &b.sites[len(b.sites)-1]
+		*last = append(*last, compactSite{off: s.SectionOff, fn: fn, sec: sec, tuple: b.tuple(s.Params)})
 	}
 }
 
@@ -199,6 +204,30 @@ func (b *Builder) tuple(params []site.Location) uint32 {
 	}
 	b.tupleAt = append(b.tupleAt, uint32(len(b.locs)))
 	return id
+}
+
+const siteChunk = 1 << 14
+
+// all yields the sites added.
+func (b *Builder) all() iter.Seq[*compactSite] {
+	return func(yield func(*compactSite) bool) {
+		for _, c := range b.sites {
+			for i := range c {
+				if !yield(&c[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// count is the number of sites with a function.
+func (b *Builder) count() int {
+	n := 0
+	for _, c := range b.sites {
+		n += len(c)
+	}
+	return n
 }
 
 func (b *Builder) tupleLocs(id uint32) []loc { return b.locs[b.tupleAt[id]:b.tupleAt[id+1]] }

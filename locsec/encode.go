@@ -76,12 +76,8 @@ func ObjectBase(f *elf.File) uint64 {
 	if f.Type == elf.ET_REL {
 		return 0
 	}
-	if syms, err := f.Symbols(); err == nil {
-		for _, s := range syms {
-			if s.Name == "_stext" && s.Value != 0 && s.Section != elf.SHN_UNDEF {
-				return s.Value
-			}
-		}
+	if v, ok := symbolValue(f, "_stext"); ok {
+		return v
 	}
 	base, found := uint64(0), false
 	for _, s := range f.Sections {
@@ -93,6 +89,49 @@ func ObjectBase(f *elf.File) uint64 {
 		}
 	}
 	return base
+}
+
+// symbolValue is the value of the first defined symbol name with a
+// non-zero value in f's .symtab, found by reading the table in place: a
+// vmlinux has 119,000 symbols, and elf.File.Symbols makes a string of
+// each name.
+func symbolValue(f *elf.File, name string) (uint64, bool) {
+	st := f.Section(".symtab")
+	if st == nil || st.Link == 0 || int(st.Link) >= len(f.Sections) {
+		return 0, false
+	}
+	syms, err := st.Data()
+	if err != nil {
+		return 0, false
+	}
+	strs, err := f.Sections[st.Link].Data()
+	if err != nil {
+		return 0, false
+	}
+	size := elf.Sym64Size
+	if f.Class == elf.ELFCLASS32 {
+		size = elf.Sym32Size
+	}
+	bo := f.ByteOrder
+	for off := size; off+size <= len(syms); off += size {
+		e := syms[off : off+size]
+		var n uint32
+		var shndx uint16
+		var value uint64
+		if f.Class == elf.ELFCLASS32 {
+			n, value, shndx = bo.Uint32(e), uint64(bo.Uint32(e[4:])), bo.Uint16(e[14:])
+		} else {
+			n, shndx, value = bo.Uint32(e), bo.Uint16(e[6:]), bo.Uint64(e[8:])
+		}
+		end := uint64(n) + uint64(len(name))
+		if end >= uint64(len(strs)) || strs[end] != 0 || string(strs[n:end]) != name {
+			continue
+		}
+		if value != 0 && elf.SectionIndex(shndx) != elf.SHN_UNDEF {
+			return value, true
+		}
+	}
+	return 0, false
 }
 
 // SectionName returns the LOCSEC name for ELF section sec: "inline.text"
@@ -217,18 +256,18 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 		sec uint32
 		btf.LocEntry
 	}
-	entries := make([]entry, 0, len(b.sites))
+	n := b.count()
+	entries := make([]entry, 0, n)
 	ownLParam := map[locKey]btf.TypeID{}
 	ownLProto := map[string]btf.TypeID{}
 	var protoParams [][]int
 	protoIdx := map[string]int{}
-	var siteProto []int32
+	siteProto := make([]int32, 0, n)
 	paramIdx := map[locKey]int{}
 	var paramKeys []locKey
 	var refs []int
 	var keyBuf []byte
-	for i := range b.sites {
-		s := &b.sites[i]
+	for s := range b.all() {
 		fi := infos[s.fn]
 		if fi == nil {
 			continue // skipped
@@ -382,8 +421,7 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 // order) whose offset does not fit a LOCSEC entry, among those encoded.
 func (b *Builder) checkOffsets(infos []*funcInfo) error {
 	var bad *compactSite
-	for i := range b.sites {
-		s := &b.sites[i]
+	for s := range b.all() {
 		if s.off <= math.MaxUint32 || infos[s.fn] == nil {
 			continue
 		}
