@@ -92,9 +92,12 @@ func NewOn(d *dwarf.Data, dst *btf.Spec, base *Index) *Converter {
 	if (base == nil) != (dst.Base() == nil) || base != nil && base.spec != dst.Base() {
 		panic("dedup: NewOn: the Index is not of the Spec's base")
 	}
-	c := &Converter{d: d, r: d.Reader(), dst: dst,
+	c := &Converter{d: d, dst: dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: dst.NextID()}
+	if d != nil {
+		c.r = d.Reader()
+	}
 	for x := base; x != nil; x = x.parent {
 		c.layers = append(c.layers, &x.tables)
 	}
@@ -150,12 +153,17 @@ func (c *Converter) register(id btf.TypeID, t *btf.Type) {
 	}
 }
 
-// lookup returns the ids under key that ok accepts, layer by layer, in
-// the order they were registered; with first only the first of them.
-func (c *Converter) lookup(key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
+// lookup returns the ids under key (of the named map, or the other) that
+// ok accepts, layer by layer, in the order they were registered; with
+// first only the first of them.
+func (c *Converter) lookup(named bool, key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
 	var out []btf.TypeID
 	for _, l := range c.layers {
-		l.m.Each(key, func(id uint32) bool {
+		m := l.m
+		if named {
+			m = l.named
+		}
+		m.Each(key, func(id uint32) bool {
 			if t, err := c.typeByID(btf.TypeID(id)); err == nil && ok(t) {
 				out = append(out, btf.TypeID(id))
 			}
@@ -169,7 +177,7 @@ func (c *Converter) lookup(key uint64, first bool, ok func(*btf.Type) bool) []bt
 }
 
 func (c *Converter) lookupFirst(key uint64, ok func(*btf.Type) bool) (btf.TypeID, bool) {
-	if ids := c.lookup(key, true, ok); len(ids) > 0 {
+	if ids := c.lookup(false, key, true, ok); len(ids) > 0 {
 		return ids[0], true
 	}
 	return 0, false
@@ -181,7 +189,7 @@ func (c *Converter) named(k btf.Kind, name string) []btf.TypeID {
 	if !ok {
 		return nil
 	}
-	return c.lookup(namedKey(k, off), false, func(t *btf.Type) bool {
+	return c.lookup(true, namedKey(k, off), false, func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum
@@ -197,7 +205,7 @@ func (c *Converter) anonymous(k btf.Kind, size uint32, vlen int, first string) [
 	if !ok {
 		return nil
 	}
-	return c.lookup(anonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
+	return c.lookup(false, anonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum

@@ -28,7 +28,10 @@ type Index struct {
 // tables is one layer: an Index's, or a Converter's own (the types it
 // adds, in the order it registers them).
 type tables struct {
-	m *idmap.Map
+	// named holds the named kinds by name; m the rest (anonymous types,
+	// references, arrays, prototypes). Two maps: a TYPEDEF is in both,
+	// and an id has one place in a map.
+	named, m *idmap.Map
 	// firstInt is the first INT "int", arraySize the last INT
 	// "__ARRAY_SIZE_TYPE__": the array index type is the latter if any.
 	firstInt, arraySize btf.TypeID
@@ -93,7 +96,8 @@ func (x *Index) Spec() *btf.Spec { return x.spec }
 func (t *tables) init(first btf.TypeID, n int) {
 	// About two thirds of a kernel's types are indexed, under 60%
 	// distinct keys.
-	t.m = idmap.New(uint32(first), n, n*2/3)
+	t.named = idmap.New(uint32(first), n, n/4)
+	t.m = idmap.New(uint32(first), n, n/2)
 }
 
 // register adds type id to the tables.
@@ -102,19 +106,19 @@ func (t *tables) register(id btf.TypeID, ty *btf.Type, s *btf.Spec, intName, siz
 	name := s.CanonicalString(ty.NameOff)
 	switch k {
 	case btf.KindInt, btf.KindFloat, btf.KindFwd:
-		t.m.Add(namedKey(k, name), uint32(id))
+		t.named.Add(namedKey(k, name), uint32(id))
 	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
 		if k == btf.KindEnum64 {
 			k = btf.KindEnum
 		}
 		if name != 0 {
-			t.m.Add(namedKey(k, name), uint32(id))
+			t.named.Add(namedKey(k, name), uint32(id))
 		} else {
 			t.m.Add(anonKey(k, ty.SizeType, ty.Vlen(), firstName(s, ty)), uint32(id))
 		}
 	case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypedef:
 		if k == btf.KindTypedef {
-			t.m.Add(namedKey(k, name), uint32(id))
+			t.named.Add(namedKey(k, name), uint32(id))
 		}
 		t.m.Add(refKey(k, btf.TypeID(ty.SizeType), name), uint32(id))
 	case btf.KindArray:

@@ -74,18 +74,22 @@ func (m *Map) find(tag uint32) *slot {
 	}
 }
 
-// Add appends id to the ids of key. Each id is added at most once, and
-// not below first.
+// Add appends id to the ids of key. An id is in one list only (its place
+// in the chain array is its own): adding it twice, under any key, or below
+// first, panics.
 func (m *Map) Add(key uint64, id uint32) {
 	if id < m.first {
 		panic("idmap: id below the first")
 	}
-	if 2*(m.n+1) > len(m.slots) {
-		m.grow()
-	}
 	i := int(id - m.first)
 	if i >= len(m.next) {
 		m.next = append(m.next, make([]uint32, i+1-len(m.next))...)
+	}
+	if m.next[i] != 0 {
+		panic("idmap: id added twice")
+	}
+	if 2*(m.n+1) > len(m.slots) {
+		m.grow()
 	}
 	tag := tagOf(key)
 	s := m.find(tag)

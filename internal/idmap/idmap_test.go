@@ -42,6 +42,23 @@ func TestOrder(t *testing.T) {
 	}
 }
 
+// TestAddTwice: an id has one place in the chains, so a second Add of it
+// (under the same key or another) is refused rather than merging lists.
+func TestAddTwice(t *testing.T) {
+	for _, k := range []uint64{1, 2} {
+		m := New(1, 4, 4)
+		m.Add(1, 3)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("second Add of id 3 under key %d accepted", k)
+				}
+			}()
+			m.Add(k, 3)
+		}()
+	}
+}
+
 func BenchmarkAdd(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
