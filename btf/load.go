@@ -1,6 +1,6 @@
 package btf
 
-// Loading: a file starting with the ELF magic is read through debug/elf
+// Loading: a file starting with the ELF magic is mapped (internal/elfobj)
 // (only the headers and the wanted section, vmlinux is ~600 MB); anything
 // else is a raw blob. Module BTF needs no relocation: .BTF of a .ko has
 // none.
@@ -12,30 +12,33 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/btfinline/btfinline/internal/elfobj"
 )
 
 // LoadFile reads BTF from path: an ELF file (its .BTF section: vmlinux, a
 // .ko), or a raw blob (a detached .btf file, /sys/kernel/btf/*).
 func LoadFile(path string, base *Spec) (*Spec, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var m [4]byte
-	n, _ := io.ReadFull(f, m[:])
-	if n == 4 && string(m[:]) == elf.ELFMAG {
-		// Read only the ELF headers and the section: vmlinux is ~600 MB.
-		ef, err := elf.NewFile(f)
+	if IsELF(path) {
+		// Mapped: only the headers and the section are read (vmlinux is
+		// ~600 MB), and in place: the types are decoded and the strings
+		// copied straight from the mapping.
+		f, err := elfobj.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
-		s, err := LoadELFSection(ef, ".BTF", base)
+		defer f.Close()
+		s, err := loadSection(f, ".BTF", base)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return s, nil
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -49,7 +52,7 @@ func LoadFile(path string, base *Spec) (*Spec, error) {
 		return nil, err
 	}
 	data := buf.Bytes()
-	s, err := Parse(data, base)
+	s, err := parse(data, base, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -90,11 +93,33 @@ func LoadELFSection(f *elf.File, name string, base *Spec) (*Spec, error) {
 	if sec.Type == elf.SHT_NOBITS {
 		return nil, fmt.Errorf("%s section has no data", name)
 	}
+	// Data reads a fresh copy: the Spec may keep it.
 	data, err := sec.Data()
 	if err != nil {
 		return nil, fmt.Errorf("%s section: %w", name, err)
 	}
-	s, err := Parse(data, base)
+	s, err := parse(data, base, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s section: %w", name, err)
+	}
+	return s, nil
+}
+
+// loadSection is LoadELFSection through an elfobj.File: the contents are
+// not copied.
+func loadSection(f *elfobj.File, name string, base *Spec) (*Spec, error) {
+	sec := f.Section(name)
+	if sec == nil {
+		return nil, fmt.Errorf("no %s section", name)
+	}
+	if sec.Type == elf.SHT_NOBITS {
+		return nil, fmt.Errorf("%s section has no data", name)
+	}
+	data, err := f.Data(sec)
+	if err != nil {
+		return nil, fmt.Errorf("%s section: %w", name, err)
+	}
+	s, err := parse(data, base, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s section: %w", name, err)
 	}

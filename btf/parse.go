@@ -17,7 +17,12 @@ import (
 // rules are in Validate. Allocation is bounded by len(data): the number of
 // types is counted before the type table is allocated, and all trailing
 // words share one backing slice.
-func Parse(data []byte, base *Spec) (*Spec, error) {
+func Parse(data []byte, base *Spec) (*Spec, error) { return parse(data, base, false) }
+
+// parse is Parse; owned says data is the caller's to give away (a buffer
+// read for this parse), so the string section is kept in place, not
+// copied.
+func parse(data []byte, base *Spec, owned bool) (*Spec, error) {
 	herr := func(off int64, format string, a ...any) error {
 		return &FormatError{Section: "header", Offset: off, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -119,7 +124,11 @@ func Parse(data []byte, base *Spec) (*Spec, error) {
 	if uint64(s.strStart)+uint64(len(str)) > 1<<32-1 {
 		return nil, &FormatError{"strings", strAt, "string offsets overflow 32 bits"}
 	}
-	s.strings = append([]byte(nil), str...)
+	if owned {
+		s.strings = str[:len(str):len(str)] // AddString appends to a copy
+	} else {
+		s.strings = append([]byte(nil), str...)
+	}
 
 	// Layout.
 	if h.layoutLen != 0 || h.layoutOff != 0 {

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -67,7 +66,11 @@ type Spec struct {
 	strStart uint32
 
 	idxOnce sync.Once
-	idx     map[string]uint32 // own strings -> offset (global), built lazily
+	idx     strTable // own strings, built lazily
+	// dups maps an own string offset to the offset FindString gives its
+	// contents, where the two differ (a second copy in s, or a copy in
+	// the base chain); built with idx.
+	dups map[uint32]uint32
 }
 
 // NewSpec returns an empty Spec to build on: base BTF when base is nil (its
@@ -219,30 +222,83 @@ func (s *Spec) Name(t *Type) string {
 
 func (s *Spec) buildIndex() {
 	s.idxOnce.Do(func() {
-		// Roughly one string per 16 bytes in kernel BTF.
-		s.idx = make(map[string]uint32, len(s.strings)/16+1)
-		// One conversion: the keys are substrings of it, no per-key
-		// allocation.
-		all := string(s.strings)
-		for i := 0; i < len(all); {
-			j := strings.IndexByte(all[i:], 0)
+		// Roughly one string per 20 bytes in kernel BTF.
+		s.idx = newStrTable(len(s.strings)/20 + 1)
+		sec := s.strings
+		for i := 0; i < len(sec); {
+			j := bytes.IndexByte(sec[i:], 0)
 			if j < 0 {
 				break
 			}
-			str := all[i : i+j]
-			if _, dup := s.idx[str]; !dup {
-				s.idx[str] = s.strStart + uint32(i)
+			b := sec[i : i+j]
+			off := s.strStart + uint32(i)
+			if s.base != nil {
+				// Split BTF has few own strings: the copy is cheap.
+				if c, ok := s.base.FindString(string(b)); ok {
+					s.addDup(off, c)
+				}
+			}
+			if first, dup := s.idx.insert(sec, uint32(i), b); dup {
+				if _, inBase := s.dups[s.strStart+first]; !inBase {
+					s.addDup(off, s.strStart+first)
+				}
 			}
 			i += j + 1
 		}
 	})
 }
 
+func (s *Spec) addDup(off, canon uint32) {
+	if off == canon {
+		return
+	}
+	if s.dups == nil {
+		s.dups = map[uint32]uint32{}
+	}
+	if _, ok := s.dups[off]; !ok {
+		s.dups[off] = canon
+	}
+}
+
+// CanonicalString returns the offset FindString returns for the string at
+// the global offset off (the most basic copy in the chain): two offsets
+// name equal strings exactly when their canonical offsets are equal, so
+// indexes can key names by a number. A bad offset gives 0, the empty
+// string, as Name reads it; an offset into the middle of a string (a
+// suffix) gives the canonical offset of an equal whole string, else itself.
+func (s *Spec) CanonicalString(off uint32) uint32 {
+	p := s
+	for p != nil && off < p.strStart {
+		p = p.base
+	}
+	if p == nil {
+		return 0
+	}
+	if uint64(off)-uint64(p.strStart) >= uint64(len(p.strings)) {
+		return 0
+	}
+	p.buildIndex()
+	if c, ok := p.dups[off]; ok {
+		return c
+	}
+	if off > p.strStart && p.strings[off-p.strStart-1] != 0 {
+		// Inside a string: a suffix, which FindString may find
+		// elsewhere; rare, so look it up.
+		// One not found as a whole string stands for itself.
+		str, _ := p.StringAt(off)
+		if c, ok := s.FindString(str); ok {
+			return c
+		}
+		return off
+	}
+	return off
+}
+
 // lookupString finds str in s's own strings.
 func (s *Spec) lookupString(str string) (uint32, bool) {
 	s.buildIndex()
-	off, ok := s.idx[str]
-	return off, ok
+	rel, ok := s.idx.lookup(s.strings, str)
+	return s.strStart + rel, ok
 }
 
 // FindString returns the offset of str if it is present anywhere in the
@@ -269,11 +325,11 @@ func (s *Spec) AddString(str string) uint32 {
 	if off, ok := s.FindString(str); ok {
 		return off
 	}
-	off := s.strStart + uint32(len(s.strings))
+	rel := uint32(len(s.strings))
 	s.strings = append(s.strings, str...)
 	s.strings = append(s.strings, 0)
-	s.idx[str] = off // FindString built s.idx
-	return off
+	s.idx.insert(s.strings, rel, s.strings[rel:len(s.strings)-1]) // FindString built s.idx
+	return s.strStart + rel
 }
 
 // Add appends t as an own type and returns its id. Data is copied. The

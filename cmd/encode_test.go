@@ -168,3 +168,76 @@ func TestEncodeBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodeBatch: several files (arguments and --files-from) in one run,
+// to a directory or in place, each with the bytes of its one-file run; a
+// file that fails is reported, the others written, the exit status 1.
+func TestEncodeBatch(t *testing.T) {
+	dir := t.TempDir()
+	kern := fixturePath("kern.elf")
+	one := func(obj string, base ...string) []byte {
+		t.Helper()
+		out := filepath.Join(dir, "one.inline")
+		args := []string{obj, "-o", out, "-q"}
+		for _, b := range base {
+			args = append(args, "-B", b)
+		}
+		if code, msg := runEncodeCmd(args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, msg)
+		}
+		b, _ := os.ReadFile(out)
+		return b
+	}
+	wantMod := one(fixturePath("mod.ko"), kern)
+
+	// In place, one file given as an argument and one in a list.
+	a, b := filepath.Join(dir, "a.ko"), filepath.Join(dir, "b.ko")
+	copyFile(t, fixturePath("mod.ko"), a)
+	copyFile(t, fixturePath("mod.ko"), b)
+	list := filepath.Join(dir, "list")
+	os.WriteFile(list, []byte(b+"\n\n"), 0o644)
+	code, msg := runEncodeCmd("-B", kern, "--elf-section", a, "--files-from", list)
+	if code != 0 || !strings.Contains(msg, "total: 2 files, 0 failed") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	for _, p := range []string{a, b} {
+		if got, err := btf.ExtractELFSection(p, ".BTF.inline"); err != nil || !bytes.Equal(got, wantMod) {
+			t.Errorf("%s: .BTF.inline is not the one-file output (err %v)", p, err)
+		}
+	}
+
+	// To a directory, with a file that fails.
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	code, msg = runEncodeCmd("-B", kern, "--output-dir", out, fixturePath("mod-other.ko"), fixturePath("mod.ko"))
+	if code != 1 || !strings.Contains(msg, "does not match") || !strings.Contains(msg, "1 of 2 files failed") {
+		t.Errorf("exit %d, %s; want 1 and the failed file named", code, msg)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "mod.inline")); !bytes.Equal(got, wantMod) {
+		t.Error("mod.inline is not the one-file output")
+	}
+	if _, err := os.Stat(filepath.Join(out, "mod-other.inline")); err == nil {
+		t.Error("output written for the file that failed")
+	}
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"-o with several", []string{kern, fixturePath("kern.a64.elf"), "-o", filepath.Join(dir, "x")}, "--output-dir"},
+		{"no output", []string{kern, fixturePath("kern.a64.elf")}, "--output-dir DIR and --elf-section"},
+		{"both outputs", []string{kern, "--output-dir", out, "--elf-section"}, "exactly one"},
+		{"not a directory", []string{kern, "--output-dir", list}, "not a directory"},
+		{"missing list", []string{"--files-from", filepath.Join(dir, "nope"), "--output-dir", out}, "no such file"},
+		{"empty list", []string{"--files-from", filepath.Join(dir, "empty"), "--output-dir", out}, "no files"},
+		{"no file", []string{"-o", filepath.Join(dir, "x")}, "give the FILE"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644)
+			if code, msg := runEncodeCmd(c.args...); code == 0 || !strings.Contains(msg, c.want) {
+				t.Errorf("exit %d, message %q; want an error mentioning %q", code, msg, c.want)
+			}
+		})
+	}
+}

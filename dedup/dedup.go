@@ -30,8 +30,7 @@ package dedup
 import (
 	"debug/dwarf"
 	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/btfinline/btfinline/btf"
 )
@@ -47,7 +46,8 @@ func (e *Error) Error() string {
 }
 
 // Converter maps DWARF types of one object to BTF ids in the chain of dst.
-// It is not safe for concurrent use.
+// It is not safe for concurrent use; the Index of the base chain it reads
+// may be shared.
 type Converter struct {
 	d   *dwarf.Data
 	r   *dwarf.Reader
@@ -61,12 +61,13 @@ type Converter struct {
 	pending []btf.Type // ids first .. first+len-1, added by Commit
 	first   btf.TypeID
 
-	named  map[nameKey][]btf.TypeID
-	anon   map[string][]btf.TypeID
-	refs   map[refKey]btf.TypeID
-	arrays map[[2]uint32]btf.TypeID
-	protos map[string]btf.TypeID
-	index  btf.TypeID // array index type
+	// layers are the tables of the base chain, root first, and last own:
+	// those of dst's own types and of the pending ones.
+	layers   []*tables
+	own      tables
+	intName  uint32
+	sizeName uint32
+	index    btf.TypeID // array index type
 
 	added       int
 	unsupported int
@@ -77,27 +78,47 @@ type pair struct {
 	id  btf.TypeID
 }
 
-type nameKey struct {
-	kind btf.Kind
-	name string
-}
-
-type refKey struct {
-	kind   btf.Kind
-	target btf.TypeID
-	name   string
-}
-
 // New returns a Converter for the DWARF d adding to dst (a split Spec whose
-// base chain holds the object's BTF). The base chain is indexed once.
+// base chain holds the object's BTF). The base chain is indexed for it;
+// NewOn shares an Index among Converters.
 func New(d *dwarf.Data, dst *btf.Spec) *Converter {
-	c := &Converter{d: d, r: d.Reader(), dst: dst,
+	var base *Index
+	if dst.Base() != nil {
+		base = IndexChain(dst.Base())
+	}
+	return NewOn(d, dst, base)
+}
+
+// NewOn is New with base, the Index of dst.Base() (nil when dst has no
+// base), built once and shared.
+func NewOn(d *dwarf.Data, dst *btf.Spec, base *Index) *Converter {
+	if (base == nil) != (dst.Base() == nil) || base != nil && base.spec != dst.Base() {
+		panic("dedup: NewOn: the Index is not of the Spec's base")
+	}
+	c := &Converter{d: d, dst: dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
-		first: dst.NextID(),
-		named: map[nameKey][]btf.TypeID{}, anon: map[string][]btf.TypeID{}, refs: map[refKey]btf.TypeID{},
-		arrays: map[[2]uint32]btf.TypeID{}, protos: map[string]btf.TypeID{}}
-	for id, t := range dst.All() {
-		c.register(id, t, dst)
+		first: dst.NextID()}
+	if d != nil {
+		c.r = d.Reader()
+	}
+	for x := base; x != nil; x = x.parent {
+		c.layers = append(c.layers, &x.tables)
+	}
+	slices.Reverse(c.layers)
+	c.own.init(dst.FirstID(), len(dst.Types()))
+	c.layers = append(c.layers, &c.own)
+	c.intName, _ = dst.FindString("int")
+	c.sizeName, _ = dst.FindString("__ARRAY_SIZE_TYPE__")
+	for _, l := range c.layers[:len(c.layers)-1] {
+		if l.arraySize != 0 {
+			c.index = l.arraySize
+		} else if c.index == 0 && l.firstInt != 0 {
+			c.index = l.firstInt
+		}
+	}
+	id := dst.FirstID()
+	for i := range dst.Types() {
+		c.register(id+btf.TypeID(i), &dst.Types()[i])
 	}
 	return c
 }
@@ -123,90 +144,109 @@ func (c *Converter) Commit() error {
 	return nil
 }
 
-func (c *Converter) register(id btf.TypeID, t *btf.Type, s *btf.Spec) {
-	k := t.Kind()
-	name := s.Name(t)
-	add := func(key nameKey) { c.named[key] = append(c.named[key], id) }
-	switch k {
-	case btf.KindInt, btf.KindFloat, btf.KindFwd:
-		add(nameKey{k, name})
-	case btf.KindStruct, btf.KindUnion, btf.KindEnum, btf.KindEnum64:
-		if k == btf.KindEnum64 {
-			k = btf.KindEnum
+// register adds one of dst's own types, or a pending one, to the own
+// tables.
+func (c *Converter) register(id btf.TypeID, t *btf.Type) {
+	c.own.register(id, t, c.dst, c.intName, c.sizeName)
+	if t.Kind() == btf.KindInt {
+		n := c.dst.CanonicalString(t.NameOff)
+		if n != 0 && (n == c.intName && c.index == 0 || n == c.sizeName) {
+			c.index = id
 		}
-		if name != "" {
-			add(nameKey{k, name})
-		} else {
-			ak := c.anonKey(k, t.SizeType, t.Vlen(), firstName(s, t))
-			c.anon[ak] = append(c.anon[ak], id)
+	}
+}
+
+// lookup returns the ids under key (of the named map, or the other) that
+// ok accepts, layer by layer, in the order they were registered; with
+// first only the first of them.
+func (c *Converter) lookup(named bool, key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
+	var out []btf.TypeID
+	for _, l := range c.layers {
+		m := l.m
+		if named {
+			m = l.named
 		}
-	case btf.KindPtr, btf.KindConst, btf.KindVolatile, btf.KindRestrict, btf.KindTypedef:
-		if k == btf.KindTypedef {
-			add(nameKey{k, name})
-		}
-		rk := refKey{k, btf.TypeID(t.SizeType), name}
-		if _, ok := c.refs[rk]; !ok {
-			c.refs[rk] = id
-		}
-	case btf.KindArray:
-		elem, _, n := t.Array()
-		ak := [2]uint32{uint32(elem), n}
-		if _, ok := c.arrays[ak]; !ok {
-			c.arrays[ak] = id
-		}
-	case btf.KindFuncProto:
-		// A DWARF subroutine type is a function pointer's target: match
-		// it to a prototype without parameter names (what pointers in
-		// pahole's BTF refer to), not to a FUNC's named one.
-		pk := protoKey(t)
-		for _, p := range t.Params() {
-			if p.NameOff != 0 {
-				pk = "named:" + pk
-				break
+		m.Each(key, func(id uint32) bool {
+			if t, err := c.typeByID(btf.TypeID(id)); err == nil && ok(t) {
+				out = append(out, btf.TypeID(id))
 			}
+			return !first || len(out) == 0
+		})
+		if first && len(out) > 0 {
+			break
 		}
-		if _, ok := c.protos[pk]; !ok {
-			c.protos[pk] = id
-		}
 	}
-	if k == btf.KindInt && name == "int" && c.index == 0 {
-		c.index = id
-	}
-	if k == btf.KindInt && name == "__ARRAY_SIZE_TYPE__" {
-		c.index = id
-	}
+	return out
 }
 
-func firstName(s *btf.Spec, t *btf.Type) string {
-	switch t.Kind() {
-	case btf.KindStruct, btf.KindUnion:
-		if m := t.Members(); len(m) > 0 {
-			n, _ := s.StringAt(m[0].NameOff)
-			return n
-		}
-	case btf.KindEnum, btf.KindEnum64:
-		if v := t.EnumValues(); len(v) > 0 {
-			n, _ := s.StringAt(v[0].NameOff)
-			return n
-		}
+func (c *Converter) lookupFirst(key uint64, ok func(*btf.Type) bool) (btf.TypeID, bool) {
+	if ids := c.lookup(false, key, true, ok); len(ids) > 0 {
+		return ids[0], true
 	}
-	return ""
+	return 0, false
 }
 
-func (c *Converter) anonKey(k btf.Kind, size uint32, vlen int, first string) string {
-	return strconv.Itoa(int(k)) + "/" + strconv.FormatUint(uint64(size), 10) + "/" + strconv.Itoa(vlen) + "/" + first
+// named returns the ids of the types of kind k named name, ascending.
+func (c *Converter) named(k btf.Kind, name string) []btf.TypeID {
+	off, ok := c.dst.FindString(name)
+	if !ok {
+		return nil
+	}
+	return c.lookup(true, namedKey(k, off), false, func(t *btf.Type) bool {
+		tk := t.Kind()
+		if tk == btf.KindEnum64 {
+			tk = btf.KindEnum
+		}
+		return tk == k && c.dst.CanonicalString(t.NameOff) == off
+	})
 }
 
-// protoKey: return and parameter types of a FUNC_PROTO (names are not
-// part of a function pointer's type).
-func protoKey(t *btf.Type) string {
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(uint64(t.SizeType), 10))
-	for _, p := range t.Params() {
-		b.WriteByte(',')
-		b.WriteString(strconv.FormatUint(uint64(p.Type), 10))
+// anonymous returns the ids of the anonymous structs, unions or enums of
+// kind k with this size, member count and first member name, ascending.
+func (c *Converter) anonymous(k btf.Kind, size uint32, vlen int, first string) []btf.TypeID {
+	off, ok := c.dst.FindString(first)
+	if !ok {
+		return nil
 	}
-	return b.String()
+	return c.lookup(false, anonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
+		tk := t.Kind()
+		if tk == btf.KindEnum64 {
+			tk = btf.KindEnum
+		}
+		return tk == k && c.dst.CanonicalString(t.NameOff) == 0 && t.SizeType == size && t.Vlen() == vlen && firstName(c.dst, t) == off
+	})
+}
+
+// ref finds the first PTR, CONST, VOLATILE, RESTRICT or TYPEDEF to target
+// with this name ("" for all but TYPEDEF).
+func (c *Converter) ref(k btf.Kind, target btf.TypeID, name string) (btf.TypeID, bool) {
+	off, ok := c.dst.FindString(name)
+	if !ok {
+		return 0, false
+	}
+	return c.lookupFirst(refKey(k, target, off), func(t *btf.Type) bool {
+		return t.Kind() == k && btf.TypeID(t.SizeType) == target && c.dst.CanonicalString(t.NameOff) == off
+	})
+}
+
+func (c *Converter) array(elem btf.TypeID, n uint32) (btf.TypeID, bool) {
+	return c.lookupFirst(arrayKey(elem, n), func(t *btf.Type) bool {
+		if t.Kind() != btf.KindArray {
+			return false
+		}
+		e, _, tn := t.Array()
+		return e == elem && tn == n
+	})
+}
+
+// proto finds the first FUNC_PROTO of t's return and parameter types,
+// with named or unnamed parameters.
+func (c *Converter) proto(t *btf.Type, named bool) (btf.TypeID, bool) {
+	sh := shapeOf(t)
+	sh.named = named
+	return c.lookupFirst(sh.key(), func(o *btf.Type) bool {
+		return o.Kind() == btf.KindFuncProto && shapeOf(o).equal(sh)
+	})
 }
 
 // typeByID sees pending types as well as the chain's.
@@ -232,7 +272,7 @@ func (c *Converter) reserve() btf.TypeID {
 
 func (c *Converter) set(id btf.TypeID, t btf.Type) {
 	c.pending[id-c.first] = t
-	c.register(id, &c.pending[id-c.first], c.dst)
+	c.register(id, &c.pending[id-c.first])
 }
 
 func (c *Converter) newType(t btf.Type) btf.TypeID {
@@ -291,9 +331,9 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		}
 		// pahole without the "float" feature writes floats as INTs
 		// without encoding: both stand for the DWARF float.
-		cands := c.named[nameKey{k, d.name}]
+		cands := c.named(k, d.name)
 		if k == btf.KindFloat {
-			cands = append(append([]btf.TypeID(nil), cands...), c.named[nameKey{btf.KindInt, d.name}]...)
+			cands = append(slices.Clone(cands), c.named(btf.KindInt, d.name)...)
 		}
 		for _, id := range cands {
 			if t, err := c.typeByID(id); err == nil && int64(t.SizeType) == d.size {
@@ -333,12 +373,12 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		if k == btf.KindTypedef {
 			name = d.name
 		}
-		if id, ok := c.refs[refKey{k, tgt, name}]; ok {
+		if id, ok := c.ref(k, tgt, name); ok {
 			return id, nil
 		}
 		if k == btf.KindTypedef {
 			// A typedef of another copy of an equivalent type.
-			for _, id := range c.named[nameKey{btf.KindTypedef, name}] {
+			for _, id := range c.named(btf.KindTypedef, name) {
 				if c.equiv(d.off, id) {
 					return id, nil
 				}
@@ -372,12 +412,12 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		}
 		dims := d.dims()
 		if n := product(dims); len(dims) > 1 && n <= 1<<32-1 {
-			if id, ok := c.arrays[[2]uint32{uint32(elem), uint32(n)}]; ok {
+			if id, ok := c.array(elem, uint32(n)); ok {
 				return id, nil // pahole's flattened form
 			}
 		}
 		for i := len(dims) - 1; i >= 0; i-- {
-			if id, ok := c.arrays[[2]uint32{uint32(elem), dims[i]}]; ok {
+			if id, ok := c.array(elem, dims[i]); ok {
 				elem = id
 				continue
 			}
@@ -404,10 +444,10 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 			}
 		}
 		t := btf.NewFuncProto(ret, params)
-		if id, ok := c.protos[protoKey(&t)]; ok {
+		if id, ok := c.proto(&t, false); ok {
 			return id, nil
 		}
-		if id, ok := c.protos["named:"+protoKey(&t)]; ok {
+		if id, ok := c.proto(&t, true); ok {
 			return id, nil
 		}
 		return c.newType(t), nil
@@ -454,10 +494,10 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 	k := structKind(d.tag)
 	union := k == btf.KindUnion
 	if d.decl {
-		for _, id := range c.named[nameKey{k, d.name}] {
+		for _, id := range c.named(k, d.name) {
 			return id, nil
 		}
-		for _, id := range c.named[nameKey{btf.KindFwd, d.name}] {
+		for _, id := range c.named(btf.KindFwd, d.name) {
 			if t, err := c.typeByID(id); err == nil && t.KindFlag() == union {
 				return id, nil
 			}
@@ -466,9 +506,9 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 	}
 	var cands []btf.TypeID
 	if d.name != "" {
-		cands = c.named[nameKey{k, d.name}]
+		cands = c.named(k, d.name)
 	} else {
-		cands = c.anon[c.anonKey(k, uint32(d.size), len(d.members()), d.firstMemberName())]
+		cands = c.anonymous(k, uint32(d.size), len(d.members()), d.firstMemberName())
 	}
 	for _, id := range cands {
 		if c.equiv(d.off, id) {
@@ -501,9 +541,9 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 func (c *Converter) convertEnum(d *die) (btf.TypeID, error) {
 	var cands []btf.TypeID
 	if d.name != "" {
-		cands = c.named[nameKey{btf.KindEnum, d.name}]
+		cands = c.named(btf.KindEnum, d.name)
 	} else {
-		cands = c.anon[c.anonKey(btf.KindEnum, uint32(d.size), len(d.enumerators()), d.firstEnumName())]
+		cands = c.anonymous(btf.KindEnum, uint32(d.size), len(d.enumerators()), d.firstEnumName())
 	}
 	for _, id := range cands {
 		if c.equiv(d.off, id) {

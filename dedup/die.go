@@ -44,7 +44,7 @@ type child struct {
 }
 
 // maxDIECache bounds the DIE cache; beyond it the cache starts over.
-const maxDIECache = 1 << 20
+const maxDIECache = 1 << 14
 
 func (c *Converter) die(off dwarf.Offset) (*die, error) { return c.load(off, true) }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"github.com/btfinline/btfinline/internal/elfobj"
@@ -27,6 +28,12 @@ const (
 // maxWarnings bounds the warnings kept verbatim; all are counted.
 const maxWarnings = 20
 
+// ReleaseInterval is how often a reader of a whole object gives back the
+// pages of the mapped file it read (elfobj.File.ReleaseEvery): a
+// vmlinux's DWARF would otherwise stay resident (~200 MB), and what is
+// still needed faults in again from the page cache.
+const ReleaseInterval = 100 * time.Millisecond
+
 // Options control ReadFile.
 type Options struct {
 	// Workers is the number of compilation units read in parallel;
@@ -40,6 +47,15 @@ type Options struct {
 	// languages (LangName names): their inline sites are counted in
 	// Stats.ExcludedSites, not read.
 	ExcludeLanguages []string
+	// Sink, when set, is given the sites of each compilation unit as
+	// soon as the unit is read (unit: its index in the object), instead
+	// of the Result holding them all: a consumer that keeps less than a
+	// site.Site (the encoder) then never holds a vmlinux's 310,000 of
+	// them. It is called from the reading goroutines, several at once,
+	// in no set order; its sites are not interned across units, not
+	// sorted and not counted (Result.Sites is nil, Stats.Counts zero),
+	// and valid only during the call.
+	Sink func(unit int, sites []site.Site)
 }
 
 // Result is what ReadFile found.
@@ -212,6 +228,8 @@ func ReadFile(path string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
+	stop := f.ReleaseEvery(ReleaseInterval)
+	defer stop()
 	return read(path, f, opt)
 }
 
@@ -253,7 +271,11 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 				if i >= len(units) {
 					break
 				}
-				perUnit[i] = w.unit(&units[i])
+				if opt.Sink != nil {
+					opt.Sink(i, w.unit(&units[i]))
+				} else {
+					perUnit[i] = w.unit(&units[i])
+				}
 			}
 			perStats[wi] = w.stats
 			perWarn[wi] = w.warnings
@@ -296,6 +318,9 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 	// Warnings are collected per worker; sort the kept ones so the
 	// message list does not depend on scheduling.
 	sort.Strings(res.Warnings)
+	if opt.Sink != nil {
+		return res, nil
+	}
 	n := 0
 	for _, s := range perUnit {
 		n += len(s)

@@ -2,6 +2,7 @@ package dwarfsite
 
 import (
 	"debug/dwarf"
+	"errors"
 	"fmt"
 	"github.com/btfinline/btfinline/site"
 	"slices"
@@ -36,12 +37,14 @@ type worker struct {
 	// The unit being read.
 	u        *unitHdr
 	cuBase   uint64
+	rngBase  uint64 // base address of range lists: entry_pc, else low_pc
 	locBase  int64
 	addrBase int64
 	fmt      exprFormat
 
 	stats    Stats
 	warnings []string
+	buf      []site.Site // the sites of a unit, with Options.Sink
 }
 
 type funcInfo struct {
@@ -117,8 +120,10 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	}
 	// Caches are per unit: gcc keeps abstract origins and types in the
 	// unit that uses them, and dropping them bounds memory.
+	// So are file tables (a vmlinux's hold ~15 MB of path strings).
 	clear(w.funcs)
 	clear(w.types)
+	clear(w.files)
 	w.u = u
 	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
@@ -131,6 +136,10 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		return nil
 	}
 	w.cuBase, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	w.rngBase = w.cuBase
+	if v, ok := cu.Val(dwarf.AttrEntrypc).(uint64); ok {
+		w.rngBase = v
+	}
 	w.locBase, _ = cu.Val(dwarf.AttrLoclistsBase).(int64)
 	w.addrBase, _ = cu.Val(dwarf.AttrAddrBase).(int64)
 	excluded := ""
@@ -168,6 +177,11 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	}
 	skipAttrs(&c, cuAb, u)
 	var sites []site.Site
+	if w.opt.Sink != nil {
+		// The sink copies what it keeps: one buffer serves every unit.
+		sites = w.buf[:0]
+		defer func() { w.buf = sites[:0] }()
+	}
 	stack := []frame{{}}
 	for len(stack) > 0 && c.Left() > 0 {
 		off := dwarf.Offset(c.Off())
@@ -304,7 +318,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 			}
 		}
 	} else {
-		ranges, err = w.d.Ranges(e)
+		ranges, err = w.ranges(e)
 	}
 	if err != nil {
 		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.Offset, err)
@@ -903,4 +917,134 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 	t.name = t.ct.String()
 	w.types[off] = t
 	return t
+}
+
+// ranges is debug/dwarf's Data.Ranges for an entry of the unit being
+// read, without its cost: Data.Ranges decodes the unit's entry again on
+// every call to find the base address, which w.rngBase keeps. It reads
+// the lists the same way, to the same result.
+func (w *worker) ranges(e *dwarf.Entry) ([][2]uint64, error) {
+	var ret [][2]uint64
+	low, lowOK := e.Val(dwarf.AttrLowpc).(uint64)
+	var high uint64
+	var highOK bool
+	if hf := e.AttrField(dwarf.AttrHighpc); hf != nil {
+		switch hf.Class {
+		case dwarf.ClassAddress:
+			high, highOK = hf.Val.(uint64)
+		case dwarf.ClassConstant:
+			if off, ok := hf.Val.(int64); ok {
+				high, highOK = low+uint64(off), true
+			}
+		}
+	}
+	if lowOK && highOK {
+		ret = append(ret, [2]uint64{low, high})
+	}
+	if rl := w.o.debug[".debug_rnglists"]; w.u.version >= 5 && rl != nil {
+		f := e.AttrField(dwarf.AttrRanges)
+		if f == nil {
+			return ret, nil
+		}
+		var off int64
+		switch v := f.Val.(type) {
+		case int64:
+			if f.Class != dwarf.ClassRangeListPtr {
+				return ret, nil
+			}
+			off = v
+		case uint64:
+			if f.Class != dwarf.ClassRngList {
+				return ret, nil
+			}
+			off = int64(v)
+		default:
+			return ret, nil
+		}
+		return w.rnglist(rl, off, ret)
+	}
+	off, ok := e.Val(dwarf.AttrRanges).(int64)
+	if r := w.o.debug[".debug_ranges"]; ok && r != nil {
+		if off < 0 || off > int64(len(r)) {
+			return nil, fmt.Errorf("invalid range offset %d (max %d)", off, len(r))
+		}
+		c := dwarfbuf.Make(".debug_ranges", w.o.order, off, r[off:])
+		base := w.rngBase
+		max := ^uint64(0) >> uint((8-w.u.asize)*8)
+		for c.Left() > 0 {
+			lo, hi := c.Sized(w.u.asize), c.Sized(w.u.asize)
+			if c.Err() != nil {
+				return nil, c.Err()
+			}
+			if lo == 0 && hi == 0 {
+				break
+			}
+			if lo == max {
+				base = hi
+			} else {
+				ret = append(ret, [2]uint64{base + lo, base + hi})
+			}
+		}
+	}
+	return ret, nil
+}
+
+// rnglist reads the DWARF 5 range list at off of .debug_rnglists.
+func (w *worker) rnglist(rl []byte, off int64, ret [][2]uint64) ([][2]uint64, error) {
+	if off < 0 || off > int64(len(rl)) {
+		return nil, fmt.Errorf("invalid rnglist offset %d (max %d)", off, len(rl))
+	}
+	c := dwarfbuf.Make(".debug_rnglists", w.o.order, off, rl[off:])
+	base := w.rngBase
+	addr := func(idx uint64) (uint64, error) {
+		if a, ok := w.addrx(idx); ok {
+			return a, nil
+		}
+		return 0, errors.New("offset out of range")
+	}
+	for {
+		op := c.U8()
+		if c.Err() != nil {
+			return nil, c.Err()
+		}
+		switch op {
+		case 0: // DW_RLE_end_of_list
+			return ret, nil
+		case 1: // DW_RLE_base_addressx
+			a, err := addr(c.Uleb())
+			if err != nil {
+				return nil, err
+			}
+			base = a
+		case 2: // DW_RLE_startx_endx
+			si, ei := c.Uleb(), c.Uleb()
+			s, err := addr(si)
+			if err != nil {
+				return nil, err
+			}
+			e, err := addr(ei)
+			if err != nil {
+				return nil, err
+			}
+			ret = append(ret, [2]uint64{s, e})
+		case 3: // DW_RLE_startx_length
+			si, n := c.Uleb(), c.Uleb()
+			s, err := addr(si)
+			if err != nil {
+				return nil, err
+			}
+			ret = append(ret, [2]uint64{s, s + n})
+		case 4: // DW_RLE_offset_pair
+			a, b := c.Uleb(), c.Uleb()
+			ret = append(ret, [2]uint64{base + a, base + b})
+		case 5: // DW_RLE_base_address
+			base = c.Sized(w.u.asize)
+		case 6: // DW_RLE_start_end
+			s, e := c.Sized(w.u.asize), c.Sized(w.u.asize)
+			ret = append(ret, [2]uint64{s, e})
+		case 7: // DW_RLE_start_length
+			s := c.Sized(w.u.asize)
+			ret = append(ret, [2]uint64{s, s + c.Uleb()})
+		}
+	}
 }

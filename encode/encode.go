@@ -27,15 +27,13 @@ import (
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/locsec"
-	"github.com/btfinline/btfinline/site"
 )
 
 // Result is what File produced.
 type Result struct {
 	Data    []byte
 	Stats   locsec.Stats
-	DWARF   dwarfsite.Stats // what the DWARF reader saw (units left out among it)
-	Sites   []site.Site     // as the DWARF reader returned them
+	DWARF   dwarfsite.Stats // what the DWARF reader saw (units left out among it; no Counts)
 	Base    *btf.Spec       // FILE's own .BTF (on its chain)
 	Spec    *btf.Spec       // the encoded inline BTF
 	Timings [4]time.Duration
@@ -60,6 +58,9 @@ type Options struct {
 	// Bases is the base chain of the object's .BTF, root first: for a
 	// module the vmlinux (an ELF or a raw BTF file).
 	Bases []string
+	// Base is the same chain loaded and indexed once (LoadBase), for
+	// encoding many objects on it; it replaces Bases.
+	Base *Base
 	// Workers is how many compilation units are read in parallel (0: one
 	// per CPU); the output does not depend on it.
 	Workers int
@@ -70,12 +71,52 @@ type Options struct {
 	ExcludeLanguages []string
 }
 
+// Base is a base chain (a vmlinux for modules) loaded once, with the
+// indexes the type converter and the LOCSEC encoder look records up in,
+// shared by every File on it: a batch of modules pays for vmlinux once.
+// It is safe for concurrent use.
+type Base struct {
+	Paths []string
+	spec  *btf.Spec // the last of the chain
+	types *dedup.Index
+	recs  *locsec.Index
+}
+
+// LoadBase loads the base chain at paths, root first, and indexes it.
+func LoadBase(paths []string) (*Base, error) {
+	b := &Base{Paths: paths}
+	for _, p := range paths {
+		var err error
+		if b.spec, err = btf.LoadFile(p, b.spec); err != nil {
+			return nil, err
+		}
+	}
+	if b.spec != nil {
+		b.index()
+	}
+	return b, nil
+}
+
+// Spec returns the last BTF of the chain (nil for an empty chain).
+func (b *Base) Spec() *btf.Spec { return b.spec }
+
+// index builds both indexes at once: they share only the string index,
+// which the first to need it builds.
+func (b *Base) index() {
+	done := make(chan struct{})
+	go func() {
+		b.recs = locsec.IndexChain(b.spec)
+		close(done)
+	}()
+	b.types = dedup.IndexChain(b.spec)
+	<-done
+}
+
 // File encodes the inline sites of the vmlinux or module at path as split
 // BTF on the object's own .BTF: it reads the sites from the DWARF, finds
 // or adds the types of their prototypes, and returns the validated blob.
 // The file is opened and mapped once.
 func File(path string, o Options) (*Result, error) {
-	bases, workers := o.Bases, o.Workers
 	t0 := time.Now()
 	// Structure and BTF first: cheap, and the errors users hit most.
 	if fi, err := os.Stat(path); err != nil {
@@ -94,12 +135,19 @@ func File(path string, o Options) (*Result, error) {
 	if err := f.CheckSections(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var chain *btf.Spec
-	for _, b := range bases {
-		if chain, err = btf.LoadFile(b, chain); err != nil {
-			return nil, err
+	stop := f.ReleaseEvery(dwarfsite.ReleaseInterval)
+	defer stop()
+	base := o.Base
+	if base == nil {
+		// Indexed below, while the DWARF is read.
+		base = &Base{Paths: o.Bases}
+		for _, b := range o.Bases {
+			if base.spec, err = btf.LoadFile(b, base.spec); err != nil {
+				return nil, err
+			}
 		}
 	}
+	chain := base.spec
 	if f.Section(".BTF") == nil {
 		return nil, fmt.Errorf("%s: no .BTF section: encode needs the object's BTF as base (pahole -J, CONFIG_DEBUG_INFO_BTF)", path)
 	}
@@ -115,23 +163,40 @@ func File(path string, o Options) (*Result, error) {
 	}
 	t1 := time.Now()
 
+	// The indexes of the chain and of the object's .BTF are built while
+	// the DWARF is read: for a small module they are most of the work.
+	var types *dedup.Index
+	var recs *locsec.Index
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		if o.Base == nil && chain != nil {
+			base.index()
+		}
+		types, recs = dedup.NewIndex(own, base.types), locsec.NewIndex(own, base.recs)
+	}()
 	dw, err := dwarfsite.Load(f)
 	if err != nil {
+		<-indexed
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	res, err := dw.Sites(dwarfsite.Options{Workers: workers, ExcludeLanguages: o.ExcludeLanguages})
+	// The sites go to the encoder unit by unit, kept in its compact form
+	// only.
+	sites := locsec.NewBuilder()
+	res, err := dw.Sites(dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add})
+	<-indexed
 	if err != nil {
 		return nil, err
 	}
 	t2 := time.Now()
 
 	dst := btf.NewSpec(own)
-	conv := dedup.New(dw.Data(), dst)
+	conv := dedup.NewOn(dw.Data(), dst, types)
 	ptr := uint32(8)
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := locsec.Encode(res.Sites, dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr})
+	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -149,7 +214,7 @@ func File(path string, o Options) (*Result, error) {
 		return nil, err
 	}
 	t3 := time.Now()
-	return &Result{Data: data, Stats: st, DWARF: res.Stats, Sites: res.Sites, Base: own, Spec: dst,
+	return &Result{Data: data, Stats: st, DWARF: res.Stats, Base: own, Spec: dst,
 		KindBytes: sizeByKind(dst), StrBytes: dst.StringsLen(),
 		Timings: [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t3.Sub(t0)}}, nil
 }

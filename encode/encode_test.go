@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/internal/testutil"
 	"github.com/btfinline/btfinline/locsec"
 	"github.com/btfinline/btfinline/site"
@@ -81,7 +82,16 @@ func checkEncodeOpts(t *testing.T, path string, o Options, workers []int) *Resul
 	if again, err := File(path, o); err != nil || !bytes.Equal(again.Data, r.Data) {
 		t.Fatalf("second run differs (err %v)", err)
 	}
-	t.Logf("%d sites, %d bytes, %.2f B/site, stats %+v", len(r.Sites), len(r.Data), float64(len(r.Data))/float64(max(1, r.Stats.Entries)), r.Stats)
+	t.Logf("%d sites, %d bytes, %.2f B/site, stats %+v", r.Stats.Sites, len(r.Data), float64(len(r.Data))/float64(max(1, r.Stats.Entries)), r.Stats)
+	// The sites as the DWARF reader gives them, read again: the encoder
+	// keeps only its compact form of them.
+	dws, err := dwarfsite.ReadFile(path, dwarfsite.Options{ExcludeLanguages: o.ExcludeLanguages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dws.Sites) != r.Stats.Sites {
+		t.Errorf("encoded %d sites, the DWARF has %d", r.Stats.Sites, len(dws.Sites))
+	}
 
 	spec, err := btf.Parse(r.Data, r.Base)
 	if err != nil {
@@ -100,17 +110,17 @@ func checkEncodeOpts(t *testing.T, path string, o Options, workers []int) *Resul
 		t.Fatal(err)
 	}
 	var dw *dwarf.Data
-	if len(r.Sites) < 1000 {
+	if len(dws.Sites) < 1000 {
 		// Small objects: also compare each prototype type's size with
 		// Go's debug/dwarf reading of the DWARF type.
 		if dw, err = f.DWARF(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := r.Sites
+	want := dws.Sites
 	if r.Stats.SkippedFuncs > 0 {
 		want = nil
-		for _, s := range r.Sites {
+		for _, s := range dws.Sites {
 			if btf.ValidIdentifier(s.Func.Name) {
 				want = append(want, s)
 			}

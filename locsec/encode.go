@@ -1,12 +1,14 @@
 package locsec
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"github.com/btfinline/btfinline/site"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,9 @@ type Options struct {
 	// PtrSize is the target's pointer size, used to size pointer-typed
 	// parameters whose location has no size. Default 8.
 	PtrSize uint32
+	// Base is the Index of the destination's base chain (dst.Base()),
+	// shared by the encodings on one chain; nil: Encode indexes it.
+	Base *Index
 }
 
 // Stats counts what Encode did.
@@ -71,12 +76,8 @@ func ObjectBase(f *elf.File) uint64 {
 	if f.Type == elf.ET_REL {
 		return 0
 	}
-	if syms, err := f.Symbols(); err == nil {
-		for _, s := range syms {
-			if s.Name == "_stext" && s.Value != 0 && s.Section != elf.SHN_UNDEF {
-				return s.Value
-			}
-		}
+	if v, ok := symbolValue(f, "_stext"); ok {
+		return v
 	}
 	base, found := uint64(0), false
 	for _, s := range f.Sections {
@@ -88,6 +89,49 @@ func ObjectBase(f *elf.File) uint64 {
 		}
 	}
 	return base
+}
+
+// symbolValue is the value of the first defined symbol name with a
+// non-zero value in f's .symtab, found by reading the table in place: a
+// vmlinux has 119,000 symbols, and elf.File.Symbols makes a string of
+// each name.
+func symbolValue(f *elf.File, name string) (uint64, bool) {
+	st := f.Section(".symtab")
+	if st == nil || st.Link == 0 || int(st.Link) >= len(f.Sections) {
+		return 0, false
+	}
+	syms, err := st.Data()
+	if err != nil {
+		return 0, false
+	}
+	strs, err := f.Sections[st.Link].Data()
+	if err != nil {
+		return 0, false
+	}
+	size := elf.Sym64Size
+	if f.Class == elf.ELFCLASS32 {
+		size = elf.Sym32Size
+	}
+	bo := f.ByteOrder
+	for off := size; off+size <= len(syms); off += size {
+		e := syms[off : off+size]
+		var n uint32
+		var shndx uint16
+		var value uint64
+		if f.Class == elf.ELFCLASS32 {
+			n, value, shndx = bo.Uint32(e), uint64(bo.Uint32(e[4:])), bo.Uint16(e[14:])
+		} else {
+			n, shndx, value = bo.Uint32(e), bo.Uint16(e[6:]), bo.Uint64(e[8:])
+		}
+		end := uint64(n) + uint64(len(name))
+		if end >= uint64(len(strs)) || strs[end] != 0 || string(strs[n:end]) != name {
+			continue
+		}
+		if value != 0 && elf.SectionIndex(shndx) != elf.SHN_UNDEF {
+			return value, true
+		}
+	}
+	return 0, false
 }
 
 // SectionName returns the LOCSEC name for ELF section sec: "inline.text"
@@ -117,10 +161,9 @@ type encoder struct {
 	opts  Options
 	st    Stats
 
-	baseFunc   map[string][]btf.TypeID // FUNC name -> ids
-	baseProto  map[string]btf.TypeID   // FUNC_PROTO content -> id
-	baseParam  map[locKey]btf.TypeID
-	baseLProto map[string]btf.TypeID
+	// layers: the tables of the base chain, root first, then of dst's
+	// own types before Encode added any (from the type mapper).
+	layers []*tables
 
 	ownProto map[string]btf.TypeID
 	ownFunc  map[string]btf.TypeID
@@ -130,59 +173,62 @@ type encoder struct {
 // the object's base chain, as described in the package doc. Types for the
 // prototypes come from types; the sites are not modified.
 func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
+	b := NewBuilder()
+	b.Add(0, sites)
+	return b.Encode(dst, types, opts)
+}
+
+// Encode is Encode of the sites added to b.
+func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, error) {
 	if opts.PtrSize == 0 {
 		opts.PtrSize = 8
 	}
-	e := &encoder{dst: dst, types: types, opts: opts,
-		baseFunc: map[string][]btf.TypeID{}, baseProto: map[string]btf.TypeID{},
-		baseParam: map[locKey]btf.TypeID{}, baseLProto: map[string]btf.TypeID{},
-		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
-	e.st.Sites = len(sites)
-	startTypes := dst.NumTypes()
-
-	// A fixed processing order makes the output independent of the order
-	// in which a parallel reader delivered the sites.
-	order := make([]int, len(sites))
-	for i := range order {
-		order[i] = i
+	if opts.Base != nil && opts.Base.spec != dst.Base() {
+		return Stats{}, fmt.Errorf("locsec: Options.Base is not the Index of the destination's base")
 	}
-	sort.SliceStable(order, func(a, b int) bool { return site.LessInSection(&sites[order[a]], &sites[order[b]]) })
+	e := &encoder{dst: dst, types: types, opts: opts,
+		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
+	e.st.Sites = b.nsite
+	startTypes := dst.NumTypes()
+	if b.nilFunc != nil {
+		return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", b.nilFunc.sec, b.nilFunc.off)
+	}
 
-	// Phase 1: the prototypes' types, in first-use order.
-	var funcs []*site.Func
-	ptypes := map[*site.Func]*protoTypes{}
-	skipped := map[*site.Func]bool{}
-	kept := order[:0:0]
-	for _, i := range order {
-		f := sites[i].Func
-		if f == nil {
-			return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", sites[i].Section, sites[i].SectionOff)
+	// Phase 1: the prototypes' types, in the order of the functions'
+	// first use when the sites are sorted by section, offset and
+	// function: an order that depends on the sites only.
+	order := make([]uint32, len(b.funcs))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int {
+		fx, fy := b.funcs[x], b.funcs[y]
+		if c := cmp.Compare(fx.first.sec, fy.first.sec); c != 0 {
+			return c
 		}
-		if skipped[f] {
-			e.st.SkippedSites++
-			continue
+		if c := cmp.Compare(fx.first.off, fy.first.off); c != 0 {
+			return c
 		}
-		if _, ok := ptypes[f]; ok {
-			kept = append(kept, i)
-			continue
-		}
+		return site.Compare(&site.Site{Func: fx.fn}, &site.Site{Func: fy.fn})
+	})
+	var funcs []uint32
+	ptypes := make([]*protoTypes, len(b.funcs)) // nil: skipped
+	for _, id := range order {
+		f := b.funcs[id].fn
 		pt, err := e.protoTypes(f)
 		if err != nil {
 			// One function whose types do not convert costs its sites,
 			// never the whole object.
-			skipped[f] = true
 			e.st.SkippedFuncs++
-			e.st.SkippedSites++
+			e.st.SkippedSites += b.funcs[id].sites
 			if e.st.Skipped == "" {
 				e.st.Skipped = err.Error()
 			}
 			continue
 		}
-		ptypes[f] = pt
-		funcs = append(funcs, f)
-		kept = append(kept, i)
+		ptypes[id] = pt
+		funcs = append(funcs, id)
 	}
-	order = kept
 	if types != nil {
 		if err := types.Commit(); err != nil {
 			return e.st, err
@@ -192,41 +238,45 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	e.indexBase()
 
 	// Phase 2: FUNC_PROTO and FUNC per distinct function.
-	infos := map[*site.Func]*funcInfo{}
-	for _, f := range funcs {
-		pt := ptypes[f]
-		fi, err := e.addFunc(f, pt.ret, pt.params)
+	infos := make([]*funcInfo, len(b.funcs))
+	for _, id := range funcs {
+		pt := ptypes[id]
+		fi, err := e.addFunc(b.funcs[id].fn, pt.ret, pt.params)
 		if err != nil {
 			return e.st, err
 		}
-		infos[f] = fi
+		infos[id] = fi
+	}
+	if err := b.checkOffsets(infos); err != nil {
+		return e.st, err
 	}
 
 	// Phase 3: LOC_PARAM and LOC_PROTO per site, collected by section.
 	type entry struct {
-		sec string
+		sec uint32
 		btf.LocEntry
 	}
-	entries := make([]entry, 0, len(sites))
+	n := b.count()
+	entries := make([]entry, 0, n)
 	ownLParam := map[locKey]btf.TypeID{}
 	ownLProto := map[string]btf.TypeID{}
 	var protoParams [][]int
 	protoIdx := map[string]int{}
-	var siteProto []int
+	siteProto := make([]int32, 0, n)
 	paramIdx := map[locKey]int{}
 	var paramKeys []locKey
 	var refs []int
 	var keyBuf []byte
-	for _, i := range order {
-		s := &sites[i]
-		fi := infos[s.Func]
-		if s.SectionOff > math.MaxUint32 {
-			return e.st, fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", s.Func.Name, s.Section, s.SectionOff)
+	for s := range b.all() {
+		fi := infos[s.fn]
+		if fi == nil {
+			continue // skipped
 		}
+		params := b.tupleLocs(s.tuple)
 		refs = refs[:0] // index into paramKeys, -1 unavailable
 		for j := 0; j < fi.nparam; j++ {
 			refs = append(refs, -1)
-			if j >= len(s.Params) {
+			if j >= len(params) {
 				e.st.Unavailable++
 				continue
 			}
@@ -234,7 +284,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			if j < len(fi.psizes) {
 				tsize = fi.psizes[j]
 			}
-			k, ok := e.locKey(s.Params[j], tsize)
+			k, ok := e.locKey(params[j].location(), tsize)
 			if !ok {
 				e.st.Unavailable++
 				continue
@@ -257,8 +307,8 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			protoIdx[string(keyBuf)] = pi
 			protoParams = append(protoParams, append([]int(nil), refs...))
 		}
-		siteProto = append(siteProto, pi)
-		entries = append(entries, entry{sec: s.Section, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.SectionOff)}})
+		siteProto = append(siteProto, int32(pi))
+		entries = append(entries, entry{sec: s.sec, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.off)}})
 	}
 
 	// LOC_PARAMs in a canonical order, reusing the base chain's.
@@ -268,7 +318,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 		if _, ok := ownLParam[k]; ok {
 			continue
 		}
-		if id, ok := e.baseParam[k]; ok {
+		if id, ok := e.baseParam(k); ok {
 			ownLParam[k] = id
 			continue
 		}
@@ -305,7 +355,7 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 			protoID[i] = id
 			continue
 		}
-		if id, ok := e.baseLProto[key]; ok {
+		if id, ok := e.baseLProto(key); ok {
 			protoID[i] = id
 			ownLProto[key] = id
 			continue
@@ -323,17 +373,20 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 	}
 
 	// One LOCSEC per section.
-	bySec := map[string][]btf.LocEntry{}
-	var secs []string
+	bySec := make([][]btf.LocEntry, len(b.secs))
 	for _, en := range entries {
-		if _, ok := bySec[en.sec]; !ok {
-			secs = append(secs, en.sec)
-		}
 		bySec[en.sec] = append(bySec[en.sec], en.LocEntry)
 	}
-	sort.Strings(secs)
-	for _, sec := range secs {
-		es := bySec[sec]
+	entries = nil
+	secs := make([]uint32, 0, len(b.secs))
+	for i := range b.secs {
+		if len(bySec[i]) > 0 {
+			secs = append(secs, uint32(i))
+		}
+	}
+	slices.SortFunc(secs, func(x, y uint32) int { return cmp.Compare(b.secs[x], b.secs[y]) })
+	for _, si := range secs {
+		sec, es := b.secs[si], bySec[si]
 		sort.Slice(es, func(a, b int) bool {
 			x, y := es[a], es[b]
 			if x.Func != y.Func {
@@ -362,6 +415,34 @@ func Encode(sites []site.Site, dst *btf.Spec, types TypeMapper, opts Options) (S
 		e.st.Entries += len(out)
 	}
 	return e.st, nil
+}
+
+// checkOffsets reports the first site (in section, offset and function
+// order) whose offset does not fit a LOCSEC entry, among those encoded.
+func (b *Builder) checkOffsets(infos []*funcInfo) error {
+	var bad *compactSite
+	for s := range b.all() {
+		if s.off <= math.MaxUint32 || infos[s.fn] == nil {
+			continue
+		}
+		if bad == nil || b.lessSite(s, bad) {
+			bad = s
+		}
+	}
+	if bad != nil {
+		return fmt.Errorf("locsec: site of %s at %s+%#x: offset does not fit in 32 bits", b.funcs[bad.fn].fn.Name, b.secs[bad.sec], bad.off)
+	}
+	return nil
+}
+
+func (b *Builder) lessSite(x, y *compactSite) bool {
+	if c := cmp.Compare(b.secs[x.sec], b.secs[y.sec]); c != 0 {
+		return c < 0
+	}
+	if x.off != y.off {
+		return x.off < y.off
+	}
+	return site.Compare(&site.Site{Func: b.funcs[x.fn].fn}, &site.Site{Func: b.funcs[y.fn].fn}) < 0
 }
 
 // protoTypes are the BTF ids of an inlined function's return and
@@ -407,52 +488,76 @@ func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
 	return btf.TypeID(id), nil
 }
 
-// indexBase indexes the base chain's FUNCs, FUNC_PROTOs, LOC_PARAMs and
-// LOC_PROTOs (and dst's own types, e.g. from the type mapper) so that
-// equal records are reused rather than added. Lowest ids win.
+// indexBase gathers the tables of the base chain's FUNCs, FUNC_PROTOs,
+// LOC_PARAMs and LOC_PROTOs, and of dst's own types (e.g. from the type
+// mapper), so that equal records are reused rather than added. Lowest ids
+// win.
 func (e *encoder) indexBase() {
-	for id, t := range e.dst.All() {
-		switch t.Kind() {
-		case btf.KindFunc:
-			n := e.dst.Name(t)
-			e.baseFunc[n] = append(e.baseFunc[n], id)
-		case btf.KindFuncProto:
-			k := e.protoKey(e.dst, t)
-			if _, ok := e.baseProto[k]; !ok {
-				e.baseProto[k] = id
-			}
-		case btf.KindLocParam:
-			flags, vals := t.LocParam()
-			if len(vals) > 3 {
-				continue
-			}
-			k := locKey{size: t.SizeType, flags: flags, n: len(vals)}
-			copy(k.v[:], vals)
-			if _, ok := e.baseParam[k]; !ok {
-				e.baseParam[k] = id
-			}
-		case btf.KindLocProto:
-			k := idsKey(t.LocProtoParams())
-			if _, ok := e.baseLProto[k]; !ok {
-				e.baseLProto[k] = id
-			}
-		}
+	base := e.opts.Base
+	if base == nil && e.dst.Base() != nil {
+		base = IndexChain(e.dst.Base())
 	}
+	for x := base; x != nil; x = x.parent {
+		e.layers = append(e.layers, &x.tables)
+	}
+	slices.Reverse(e.layers)
+	own := &tables{}
+	own.index(e.dst)
+	e.layers = append(e.layers, own)
 }
 
-// protoKey spells a FUNC_PROTO's content with names as strings, so that
-// equal prototypes match whatever copy of a name string they use.
-func (e *encoder) protoKey(s *btf.Spec, t *btf.Type) string {
-	var b strings.Builder
-	b.WriteString(strconv.FormatUint(uint64(t.SizeType), 10))
-	for _, p := range t.Params() {
-		n, _ := s.StringAt(p.NameOff)
-		b.WriteByte('|')
-		b.WriteString(strconv.FormatUint(uint64(p.Type), 10))
-		b.WriteByte(':')
-		b.WriteString(n)
+func (e *encoder) baseParam(k locKey) (btf.TypeID, bool) {
+	for _, l := range e.layers {
+		if id, ok := l.params[k]; ok {
+			return id, true
+		}
 	}
-	return b.String()
+	return 0, false
+}
+
+func (e *encoder) baseLProto(k string) (btf.TypeID, bool) {
+	for _, l := range e.layers {
+		if id, ok := l.lprotos[k]; ok {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// baseFuncs returns the FUNCs of the base chain named name, ascending.
+func (e *encoder) baseFuncs(name string) []btf.TypeID {
+	off, ok := e.dst.FindString(name)
+	if !ok {
+		return nil
+	}
+	var out []btf.TypeID
+	for _, l := range e.layers {
+		l.m.Each(funcKey(off), func(id uint32) bool {
+			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFunc && e.dst.CanonicalString(t.NameOff) == off {
+				out = append(out, btf.TypeID(id))
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// baseProto finds the first FUNC_PROTO of the base chain with content c.
+func (e *encoder) baseProto(c protoContent) (btf.TypeID, bool) {
+	h := c.hash()
+	var found btf.TypeID
+	for _, l := range e.layers {
+		l.m.Each(h, func(id uint32) bool {
+			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFuncProto && c.matches(e.dst, t) {
+				found = btf.TypeID(id)
+			}
+			return found == 0
+		})
+		if found != 0 {
+			return found, true
+		}
+	}
+	return 0, false
 }
 
 func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
@@ -489,27 +594,41 @@ func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*f
 		fi.id = id
 		return fi, nil
 	}
+	// The prototype as the base chain would hold it: names by their
+	// canonical offsets; a name the chain lacks matches nothing there.
+	inBase := true
+	content := protoContent{ret: ret, pairs: make([]uint32, 0, 2*n)}
+	for i := range names {
+		off, ok := e.dst.FindString(names[i])
+		inBase = inBase && ok
+		content.pairs = append(content.pairs, uint32(ptypes[i]), off)
+	}
+	if f.Variadic {
+		content.pairs = append(content.pairs, 0, 0)
+	}
 	// A FUNC of the base chain with this name and prototype: the function
 	// also exists out of line (or another object inlined it already).
-	for _, id := range e.baseFunc[f.Name] {
-		t, err := e.dst.TypeByID(id)
-		if err != nil {
-			continue
-		}
-		pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
-		if err != nil || pt.Kind() != btf.KindFuncProto {
-			continue
-		}
-		if e.protoKey(e.dst, pt) == pkey {
-			e.st.FuncsReused++
-			e.ownFunc[fkey] = id
-			fi.id = id
-			return fi, nil
+	if inBase {
+		for _, id := range e.baseFuncs(f.Name) {
+			t, err := e.dst.TypeByID(id)
+			if err != nil {
+				continue
+			}
+			pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
+			if err != nil || pt.Kind() != btf.KindFuncProto {
+				continue
+			}
+			if content.matches(e.dst, pt) {
+				e.st.FuncsReused++
+				e.ownFunc[fkey] = id
+				fi.id = id
+				return fi, nil
+			}
 		}
 	}
 	proto, ok := e.ownProto[pkey]
-	if !ok {
-		proto, ok = e.baseProto[pkey]
+	if !ok && inBase {
+		proto, ok = e.baseProto(content)
 	}
 	if !ok {
 		params := make([]btf.Param, 0, n)

@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"github.com/btfinline/btfinline/internal/elfrel"
@@ -101,6 +103,50 @@ func (f *File) Close() error {
 		f.fh = nil
 	}
 	return nil
+}
+
+// Release gives back the pages of the mapping that reads brought in, so
+// that they no longer count in the process's resident memory. The data
+// stays valid: the mapping is private and never written, so a later read
+// faults the same bytes in again from the page cache. Without a mapping
+// it does nothing.
+func (f *File) Release() {
+	if f.mapped {
+		syscall.Madvise(f.data, syscall.MADV_DONTNEED)
+	}
+}
+
+// ReleaseEvery calls Release every d until stop is called: a reader of a
+// whole vmlinux's DWARF (hundreds of MB, read once) then keeps resident
+// only what it read in the last interval. stop must be called before
+// Close.
+func (f *File) ReleaseEvery(d time.Duration) (stop func()) {
+	if !f.mapped {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f.Release()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
 }
 
 // Raw is the whole file when it is in memory (mapped or given), else nil.
