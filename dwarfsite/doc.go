@@ -35,7 +35,8 @@
 //
 // Site address. DW_AT_entry_pc (an address, or in DWARF 5 a constant
 // offset from DW_AT_low_pc), else DW_AT_low_pc, else the lowest start of
-// DW_AT_ranges; Site.AddrSource says which. This is what perf probe uses
+// DW_AT_ranges, an empty range included (gcc 14 opens an expansion with
+// an empty range at its entry view); Site.AddrSource says which. This is what perf probe uses
 // (checked in TestKernelVmlinux/perf).
 //
 // Location views. gcc numbers the states at one address with "views"

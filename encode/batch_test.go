@@ -114,12 +114,12 @@ func TestBatchErrors(t *testing.T) {
 // vmlinux, byte for byte their one-by-one outputs.
 func TestKernelBatch(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Arch, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			var paths []string
-			for _, m := range testutil.KernelModules {
-				paths = append(paths, filepath.Join(k.Dir, "modules", m+".ko"))
+			for _, m := range k.Modules() {
+				paths = append(paths, k.Module(m))
 			}
-			checkBatch(t, paths, []string{filepath.Join(k.Dir, "vmlinux")}, Options{ExcludeLanguages: []string{"rust"}}, nil)
+			checkBatch(t, paths, []string{k.Vmlinux()}, Options{ExcludeLanguages: []string{"rust"}}, nil)
 		})
 	}
 }
