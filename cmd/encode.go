@@ -24,6 +24,7 @@ type encodeOptions struct {
 	verbose    bool
 	quiet      bool
 	langs      string
+	probePoint string
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -48,6 +49,10 @@ module's .BTF, itself split on vmlinux's .BTF (multi-split).
   --lang-exclude L leave out the compilation units of languages L (default
                    rust, as kbuild's pahole does: a kernel's .BTF has no
                    Rust types); "" keeps every unit
+  --probe-point P  block (default): each site at the address of its first
+                   basic block that locates the most parameters; entry: at
+                   the entry pc, as perf probe and pahole place it
+                   (docs/encoding.md, "Probe points")
   -q, --quiet      no summary on stderr
   -v, --verbose    add the time spent reading, encoding and in total
 
@@ -69,6 +74,7 @@ the functions skipped because a type of theirs does not convert to BTF
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print timings")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
+	f.StringVar(&o.probePoint, "probe-point", "block", "block (the address locating the most parameters) or entry (the entry pc)")
 	f.StringVar(&o.langs, "lang-exclude", "rust", "leave out the compilation units of these source languages (comma-separated; \"\" for none)")
 	return c
 }
@@ -86,7 +92,11 @@ func runEncode(stderr io.Writer, path string, o *encodeOptions) error {
 	if err != nil {
 		return fmt.Errorf("--lang-exclude: %w", err)
 	}
-	r, err := encode.File(path, encode.Options{Bases: bases, Workers: o.workers, ExcludeLanguages: langs})
+	pp, err := dwarfsite.ParseProbePoint(o.probePoint)
+	if err != nil {
+		return fmt.Errorf("--probe-point: %w", err)
+	}
+	r, err := encode.File(path, encode.Options{Bases: bases, Workers: o.workers, ExcludeLanguages: langs, ProbePoint: pp})
 	if err != nil {
 		return err
 	}

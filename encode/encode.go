@@ -5,8 +5,9 @@
 // blob, .BTF.inline; and writing that blob, as a detached file or as an
 // ELF section, atomically.
 //
-// It imports btf, site, dwarfsite, dedup, locsec and the internal ELF
-// packages; only the command line imports it.
+// It imports btf, site, dwarfsite, dedup, locsec, kprobe (the patch
+// tables a moved probe must respect) and the internal ELF packages; only
+// the command line imports it.
 package encode
 
 import (
@@ -26,6 +27,7 @@ import (
 	"github.com/btfinline/btfinline/internal/atomicfile"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/locsec"
 	"github.com/btfinline/btfinline/site"
 )
@@ -68,6 +70,10 @@ type Options struct {
 	// types (kbuild runs pahole with --lang_exclude=rust), so the command
 	// line leaves Rust out by default.
 	ExcludeLanguages []string
+	// ProbePoint chooses each site's address: the entry pc (the zero
+	// value) or dwarfsite.ProbeBlock, which the command line defaults to,
+	// with the kprobe rules of the object's own tables as its Text.
+	ProbePoint dwarfsite.ProbePoint
 }
 
 // File encodes the inline sites of the vmlinux or module at path as split
@@ -119,7 +125,15 @@ func File(path string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	res, err := dw.Sites(dwarfsite.Options{Workers: workers, ExcludeLanguages: o.ExcludeLanguages})
+	sopt := dwarfsite.Options{Workers: workers, ExcludeLanguages: o.ExcludeLanguages, ProbePoint: o.ProbePoint}
+	if o.ProbePoint == dwarfsite.ProbeBlock {
+		rules, err := kprobe.ForELF(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		sopt.Text = rules
+	}
+	res, err := dw.Sites(sopt)
 	if err != nil {
 		return nil, err
 	}
