@@ -31,6 +31,7 @@ type encodeOptions struct {
 	outDir     string
 	filesFrom  string
 	jobs       int
+	probePoint string
 }
 
 func newEncodeCmd() *cobra.Command {
@@ -57,6 +58,10 @@ module's .BTF, itself split on vmlinux's .BTF (multi-split).
   --lang-exclude L leave out the compilation units of languages L (default
                    rust, as kbuild's pahole does: a kernel's .BTF has no
                    Rust types); "" keeps every unit
+  --probe-point P  block (default): each site at the address of its first
+                   basic block that locates the most parameters; entry: at
+                   the entry pc, as perf probe and pahole place it
+                   (docs/encoding.md, "Probe points")
   -q, --quiet      no summary on stderr
   -v, --verbose    add the time spent reading, encoding and in total
 
@@ -99,6 +104,7 @@ status is then 1. The summary is one line per file and a total.`,
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print timings")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
+	f.StringVar(&o.probePoint, "probe-point", "block", "block (the address locating the most parameters) or entry (the entry pc)")
 	f.StringVar(&o.langs, "lang-exclude", "rust", "leave out the compilation units of these source languages (comma-separated; \"\" for none)")
 	f.StringVar(&o.outDir, "output-dir", "", "write each FILE's detached BTF to DIR/NAME.inline")
 	f.StringVar(&o.filesFrom, "files-from", "", "also encode the files listed in this file (\"-\": standard input)")
@@ -116,7 +122,11 @@ func (o *encodeOptions) options() (encode.Options, error) {
 	if err != nil {
 		return encode.Options{}, fmt.Errorf("--lang-exclude: %w", err)
 	}
-	return encode.Options{Bases: bases, Workers: o.workers, ExcludeLanguages: langs}, nil
+	pp, err := dwarfsite.ParseProbePoint(o.probePoint)
+	if err != nil {
+		return encode.Options{}, fmt.Errorf("--probe-point: %w", err)
+	}
+	return encode.Options{Bases: bases, Workers: o.workers, ExcludeLanguages: langs, ProbePoint: pp}, nil
 }
 
 func runEncode(stderr io.Writer, path string, o *encodeOptions) error {

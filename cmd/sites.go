@@ -24,7 +24,11 @@ type sitesOptions struct {
 	workers   int
 	reasons   bool
 	nesting   bool
-	sysRoot   string // hidden --sys-root: a fake / for tests
+	// probePoint: with --dwarf, which address of an expansion a site
+	// gets (dwarfsite.ParseProbePoint).
+	probePoint    string
+	probePointSet bool
+	sysRoot       string // hidden --sys-root: a fake / for tests
 }
 
 func newSitesCmd() *cobra.Command {
@@ -46,12 +50,19 @@ with --dwarf by the rules of FILE's own tables.
 "[nested in an inlined OUTER (depth N)]" (JSON: depth, outer), e.g. an
 instance of __list_del_entry inside one of __list_del_entry, where a probe
 fires twice for one outer call. .BTF.inline does not record nesting, so
-without --dwarf it reads the DWARF of FILE (or of the last -B).`,
+without --dwarf it reads the DWARF of FILE (or of the last -B).
+
+--probe-point (with --dwarf) chooses each site's address: "block" (the
+default) the address of the expansion's first basic block that locates
+the most parameters, "entry" the entry pc, as perf probe and pahole give
+it (docs/encoding.md, "Probe points"). A site that moved past its entry
+pc names it: "[entry pc 0x...]" (JSON: entry_pc).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.file = args[0]
 			}
+			o.probePointSet = c.Flags().Changed("probe-point")
 			if err := o.check(); err != nil {
 				return err
 			}
@@ -87,6 +98,7 @@ without --dwarf it reads the DWARF of FILE (or of the last -B).`,
 	f.BoolVar(&o.stats, "stats", false, "print statistics instead of sites")
 	f.BoolVar(&o.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
 	f.BoolVar(&o.nesting, "nesting", false, "mark sites nested in other inline expansions (reads DWARF)")
+	f.StringVar(&o.probePoint, "probe-point", "block", "with --dwarf: block (the address locating the most parameters) or entry (the entry pc)")
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
 	_ = f.MarkHidden("sys-root")
@@ -107,6 +119,8 @@ func (o *sitesOptions) check() error {
 		return errors.New("--module needs --running")
 	case o.stats && o.json:
 		return errors.New("--stats prints a table: no --json")
+	case o.probePointSet && !o.dwarf:
+		return errors.New("--probe-point needs --dwarf (.BTF.inline holds the address encode chose)")
 	}
 	return nil
 }

@@ -22,7 +22,12 @@ import (
 //     sit at (the DWARF path does not check traceability);
 //   - the DWARF path lists a site twice when two DW_TAG_inlined_subroutine
 //     entries give the same function, address and locations; encode keeps
-//     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped").
+//     one LOCSEC entry (docs/encoding.md, "exact duplicates are dropped");
+//   - the DWARF path appends " [entry pc 0x...]" to a site whose probe
+//     moved past its entry pc (.BTF.inline records the probe address
+//     only): the mark must name an address below the site's, in the same
+//     function, where sites --dwarf --probe-point entry lists a site of
+//     the same inlined function.
 //
 // Types are spelled by one algorithm (site.CType) on both paths, so the
 // text must be identical.
@@ -54,6 +59,9 @@ var siteDiffFixtures = []siteDiffFixture{
 }
 
 var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)
+
+// entryMark is the mark of a site whose probe moved past its entry pc.
+var entryMark = regexp.MustCompile(` \[entry pc (0x[0-9a-f]+)\]`)
 
 // normSites splits a "sites" listing into sorted unique lines, with the
 // notrace marks taken out, and counts those marks.
@@ -106,21 +114,24 @@ func runCLI(t testing.TB, args ...string) string {
 	return out.String()
 }
 
-// diffSites encodes obj on bases, lists its sites both ways and compares.
-func diffSites(t *testing.T, obj string, bases []string) (n, notrace int) {
+// diffSites encodes obj on bases with probe point pp, lists its sites
+// both ways and compares; it returns how many sites, notrace marks and
+// moved sites (entry marks) it saw.
+func diffSites(t *testing.T, obj string, bases []string, pp string) (n, notrace, moved int) {
 	t.Helper()
 	inl := filepath.Join(t.TempDir(), "obj.inline")
-	args := []string{"encode", obj, "-o", inl, "-q"}
+	args := []string{"encode", obj, "-o", inl, "-q", "--probe-point", pp}
 	for _, b := range bases {
 		args = append(args, "-B", b)
 	}
 	runCLI(t, args...)
-	dw := runCLI(t, "sites", "--dwarf", "--nesting", obj)
+	dw := runCLI(t, "sites", "--dwarf", "--nesting", "--probe-point", pp, obj)
 	args = []string{"sites", "--nesting", inl}
 	for _, b := range append(append([]string(nil), bases...), obj) {
 		args = append(args, "-B", b)
 	}
 	bt := runCLI(t, args...)
+	dw, moved = checkEntryMarks(t, obj, dw, pp)
 	dl, dn := normSites(dw)
 	bl, bn := normSites(bt)
 	if dn != 0 {
@@ -147,7 +158,53 @@ func diffSites(t *testing.T, obj string, bases []string) (n, notrace int) {
 		}
 	})
 	compareLines(t, dl, bl)
-	return len(bl), bn
+	return len(bl), bn, moved
+}
+
+// checkEntryMarks takes the entry-pc marks out of a sites --dwarf
+// listing made with probe point pp: with "entry" there must be none; with
+// "block" each must name an address below its site's, and sites --dwarf
+// --probe-point entry must list a site of the same function there.
+func checkEntryMarks(t *testing.T, obj, dw, pp string) (string, int) {
+	t.Helper()
+	marks := entryMark.FindAllStringSubmatchIndex(dw, -1)
+	if pp == "entry" {
+		if len(marks) > 0 {
+			t.Errorf("--probe-point entry: %d sites moved past their entry pc", len(marks))
+		}
+		return dw, 0
+	}
+	if len(marks) == 0 {
+		return dw, 0
+	}
+	atEntry := map[string]bool{} // "ADDR FUNC" of the entry-pc listing
+	for _, l := range strings.Split(runCLI(t, "sites", "--dwarf", "--probe-point", "entry", obj), "\n") {
+		if f := strings.Fields(l); len(f) >= 4 {
+			atEntry[f[0]+" "+strings.SplitN(f[3], "(", 2)[0]] = true
+		}
+	}
+	bad := 0
+	var out strings.Builder
+	for _, l := range strings.Split(dw, "\n") {
+		m := entryMark.FindStringSubmatchIndex(l)
+		if m == nil {
+			out.WriteString(l + "\n")
+			continue
+		}
+		f := strings.Fields(l)
+		addr, err1 := strconv.ParseUint(strings.TrimPrefix(f[0], "0x"), 16, 64)
+		entry, err2 := strconv.ParseUint(l[m[2]+2:m[3]], 16, 64)
+		fn := strings.SplitN(f[3], "(", 2)[0]
+		caller, off, _ := strings.Cut(f[1], "+0x")
+		coff, err3 := strconv.ParseUint(off, 16, 64)
+		if (err1 != nil || err2 != nil || err3 != nil || entry >= addr || addr-entry > coff || caller == "" ||
+			!atEntry[l[m[2]:m[3]]+" "+fn]) && bad < 10 {
+			bad++
+			t.Errorf("entry mark of %q: no site of %s at that entry pc in its function (sites --dwarf --probe-point entry)", l, fn)
+		}
+		out.WriteString(l[:m[0]] + l[m[1]:] + "\n")
+	}
+	return strings.TrimSuffix(out.String(), "\n"), len(marks)
 }
 
 var nestingMark = regexp.MustCompile(` \[nested in an inlined [^]]*\]$`)
@@ -207,8 +264,10 @@ func TestSitesDWARFvsBTF(t *testing.T) {
 			if fx.pahole {
 				obj, bases = withPaholeBTF(t, obj, bases)
 			}
-			n, notrace := diffSites(t, obj, bases)
-			t.Logf("%d sites equal; %d notrace marks", n, notrace)
+			for _, pp := range []string{"entry", "block"} {
+				n, notrace, moved := diffSites(t, obj, bases, pp)
+				t.Logf("--probe-point %s: %d sites equal; %d notrace marks, %d moved", pp, n, notrace, moved)
+			}
 		})
 	}
 }
@@ -241,18 +300,19 @@ func withPaholeBTF(t *testing.T, obj string, bases []string) (string, []string) 
 }
 
 // TestKernelSitesDWARFvsBTF diffs both paths on the Debian vmlinux and
-// five modules.
+// five modules, with the default probe points (TestSitesDWARFvsBTF
+// diffs both kinds on the fixtures).
 func TestKernelSitesDWARFvsBTF(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
 		vmlinux := filepath.Join(k.Dir, "vmlinux")
 		t.Run(k.Name+"/vmlinux", func(t *testing.T) {
-			n, notrace := diffSites(t, vmlinux, nil)
-			t.Logf("%d sites equal; %d notrace marks", n, notrace)
+			n, notrace, moved := diffSites(t, vmlinux, nil, "block")
+			t.Logf("%d sites equal; %d notrace marks, %d moved", n, notrace, moved)
 		})
 		for _, m := range k.Modules() {
 			t.Run(k.Name+"/"+m, func(t *testing.T) {
-				n, notrace := diffSites(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux})
-				t.Logf("%d sites equal; %d notrace marks", n, notrace)
+				n, notrace, moved := diffSites(t, filepath.Join(k.Dir, "modules", m+".ko"), []string{vmlinux}, "block")
+				t.Logf("%d sites equal; %d notrace marks, %d moved", n, notrace, moved)
 			})
 		}
 	}

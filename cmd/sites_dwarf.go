@@ -34,14 +34,35 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 		}
 		opt.Caller = re.MatchString
 	}
-	res, err := dwarfsite.ReadFile(o.file, opt)
+	pp, err := dwarfsite.ParseProbePoint(o.probePoint)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--probe-point: %w", err)
+	}
+	opt.ProbePoint = pp
+	f, err := elfobj.Open(o.file)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	// The kprobe rules of FILE's own tables: where a probe may move to
+	// (ProbeBlock) and, for --traceable, which sites a kprobe takes.
+	var rules *kprobe.Rules
+	if pp == dwarfsite.ProbeBlock || o.traceable {
+		if rules, err = kprobe.ForELF(f); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", o.file, err)
+		}
+		opt.Text = rules
+	}
+	x, err := dwarfsite.Load(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", o.file, err)
+	}
+	res, err := x.Sites(opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	if o.traceable {
-		if res.Sites, err = traceableDWARFSites(o.file, res.Sites); err != nil {
-			return nil, nil, err
-		}
+		res.Sites = traceableDWARFSites(rules, f.Type == elf.ET_REL, res.Sites)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %s\n", w)
@@ -73,20 +94,10 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 	return site.WriteSites(w, sites, site.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
 }
 
-// traceableDWARFSites keeps the sites that the kprobe rules of the ELF at
-// path accept (the rules sites --traceable applies from BTF, from the same
+// traceableDWARFSites keeps the sites that the kprobe rules of the ELF
+// accept (the rules sites --traceable applies from BTF, from the same
 // ELF's tables).
-func traceableDWARFSites(path string, sites []site.Site) ([]site.Site, error) {
-	f, err := elfobj.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rules, err := kprobe.ForELF(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	rel := f.Type == elf.ET_REL
+func traceableDWARFSites(rules *kprobe.Rules, rel bool, sites []site.Site) []site.Site {
 	out := sites[:0]
 	for _, s := range sites {
 		a := s.Addr
@@ -97,5 +108,5 @@ func traceableDWARFSites(path string, sites []site.Site) ([]site.Site, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return out
 }

@@ -2,25 +2,53 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/testutil"
+	"github.com/btfinline/btfinline/kprobe"
 )
 
 // TestSitesDwarfCLI runs "btfinline sites --dwarf" on the x86-64 fixture
-// and compares it with the golden listing the inline package checks.
+// and compares it with the golden listings the dwarfsite package checks:
+// by default the block probe points (with the kprobe rules of the
+// fixture's own tables, which has none), with --probe-point entry the
+// entry pcs.
 func TestSitesDwarfCLI(t *testing.T) {
 	const obj = "../dwarfsite/testdata/sites-x86_64"
-	want, err := os.ReadFile(obj + ".golden")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"sites", "--dwarf", "--reasons", "--workers", "2", obj}, &out, &errb); code != 0 {
+	for _, tc := range []struct{ golden, flag string }{{".block.golden", "block"}, {".golden", "entry"}, {".block.golden", ""}} {
+		want, err := os.ReadFile(obj + tc.golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"sites", "--dwarf", "--reasons", "--workers", "2", obj}
+		if tc.flag != "" {
+			args = append(args, "--probe-point", tc.flag)
+		}
+		out.Reset()
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if out.String() != string(want) {
+			t.Errorf("--probe-point %q: output differs from %s%s:\n%s", tc.flag, obj, tc.golden, out.String())
+		}
+	}
+	out.Reset()
+	if code := run([]string{"sites", "--dwarf", "--json", "--caller", "c_decshift", obj}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if out.String() != string(want) {
-		t.Errorf("output differs from %s.golden:\n%s", obj, out.String())
+	if !strings.Contains(out.String(), `"addr":4199447,"entry_pc":4199440,`) {
+		t.Errorf("--json of a moved site has no entry_pc:\n%s", out.String())
 	}
 	out.Reset()
 	if code := run([]string{"sites", "--dwarf", "--stats", "--func", "^lvl", obj}, &out, &errb); code != 0 {
@@ -39,4 +67,89 @@ func TestSitesDwarfCLI(t *testing.T) {
 	if code := run([]string{"sites", "--dwarf", "../dwarfsite/testdata/sites.c"}, &out, &errb); code == 0 {
 		t.Error("a C source was accepted as an object")
 	}
+}
+
+// TestKernelSitesStats: "btfinline sites --dwarf --stats vmlinux" of each
+// kernel, with the default (block) probe points, is the figure the README
+// quotes (dwarfsite's TestKernelVmlinux writes the entry-pc one), and the
+// two side by side are the table of docs/encoding.md ("Probe points").
+func TestKernelSitesStats(t *testing.T) {
+	for _, k := range testutil.Kernels(t) {
+		t.Run(k.Name, func(t *testing.T) {
+			vmlinux := filepath.Join(k.Dir, "vmlinux")
+			out := runCLI(t, "sites", "--dwarf", "--stats", vmlinux)
+			testutil.Figures(t, k, "sites-dwarf-vmlinux.txt", out)
+			f, err := elfobj.Open(vmlinux)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rules, err := kprobe.ForELF(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := dwarfsite.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st [2]dwarfsite.Stats
+			for i, pp := range []dwarfsite.ProbePoint{dwarfsite.ProbeEntry, dwarfsite.ProbeBlock} {
+				res, err := x.Sites(dwarfsite.Options{ProbePoint: pp, Text: rules})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st[i] = res.Stats
+			}
+			e, b := &st[0], &st[1]
+			// Moving never loses: every site locates at least as much.
+			if b.Sites != e.Sites || b.Located < e.Located || b.AllLocated < e.AllLocated || b.Moved == 0 {
+				t.Errorf("block %+v\nentry %+v", b.Counts, e.Counts)
+			}
+			testutil.Figures(t, k, "probe-points.md", probePointTable(k, e, b))
+		})
+	}
+}
+
+// probePointTable is a Markdown table of what the entry pcs and the block
+// probe points locate on kernel k.
+func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
+	n := func(v int) string {
+		s := strconv.Itoa(v)
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		return s
+	}
+	pct := func(v, of int) string { return fmt.Sprintf("%s (%.1f%%)", n(v), 100*float64(v)/float64(max(of, 1))) }
+	var w strings.Builder
+	row := func(what, a, b string) { fmt.Fprintf(&w, "| %s | %s | %s |\n", what, a, b) }
+	fmt.Fprintf(&w, "| %s vmlinux | entry pc (`--probe-point entry`) | block (default) |\n|---|--:|--:|\n", k.Name)
+	row("inline sites", n(e.Sites), n(b.Sites))
+	row("fully located: every parameter, or none to locate", pct(e.AllLocated+e.NoParams, e.Sites), pct(b.AllLocated+b.NoParams, b.Sites))
+	row("sites with parameters, all located", pct(e.AllLocated, e.Sites-e.NoParams), pct(b.AllLocated, b.Sites-b.NoParams))
+	row("some located", pct(e.SomeLocated, e.Sites-e.NoParams), pct(b.SomeLocated, b.Sites-b.NoParams))
+	row("none located", pct(e.NoneLocated, e.Sites-e.NoParams), pct(b.NoneLocated, b.Sites-b.NoParams))
+	row("parameters located", pct(e.Located, e.Params), pct(b.Located, b.Params))
+	row("no location", n(e.Missing), n(b.Missing))
+	row("unrepresentable", n(e.Unrepresentable), n(b.Unrepresentable))
+	row("sites located at the binding view", n(e.NextView), n(b.NextView))
+	row("sites moved past their entry pc", n(e.Moved), n(b.Moved))
+	reasons := map[string]bool{}
+	for r := range e.Reasons {
+		reasons[r] = true
+	}
+	for r := range b.Reasons {
+		reasons[r] = true
+	}
+	rs := slices.Collect(maps.Keys(reasons))
+	sort.Slice(rs, func(i, j int) bool {
+		if e.Reasons[rs[i]] != e.Reasons[rs[j]] {
+			return e.Reasons[rs[i]] > e.Reasons[rs[j]]
+		}
+		return rs[i] < rs[j]
+	})
+	for _, r := range rs {
+		row("unrepresentable: "+r, n(e.Reasons[r]), n(b.Reasons[r]))
+	}
+	return w.String()
 }

@@ -7,8 +7,8 @@
 // few entries that matter, and its view of the DWARF is shared with the
 // type converter (Object.Data).
 //
-// It imports site, the internal ELF and byte-cursor packages and the
-// standard library.
+// It imports site, the internal ELF, byte-cursor and instruction
+// (internal/insn) packages and the standard library.
 //
 // # How the DWARF reader decides (the choices a reviewer should check)
 //
@@ -36,8 +36,17 @@
 // Site address. DW_AT_entry_pc (an address, or in DWARF 5 a constant
 // offset from DW_AT_low_pc), else DW_AT_low_pc, else the lowest start of
 // DW_AT_ranges, an empty range included (gcc 14 opens an expansion with
-// an empty range at its entry view); Site.AddrSource says which. This is what perf probe uses
-// (checked in TestKernelVmlinux/perf).
+// an empty range at its entry view); Site.AddrSource says which. This is
+// what perf probe uses
+// (checked in TestKernelVmlinux/perf) and what Options.ProbePoint
+// ProbeEntry, the zero value, gives. ProbeBlock (probe.go) reads the
+// entry pc at the view that binds the parameters and may move the site
+// into the expansion's first basic block, to an address where more
+// parameters provably hold their arguments (Site.Moved bytes further);
+// docs/encoding.md, "Probe points", says how and why. The instructions are
+// decoded with golang.org/x/arch (internal/insn); what the bytes do not
+// show (patched code, exception tables) comes from Options.Text, which
+// package kprobe's rules implement, so this package does not import it.
 //
 // Location views. gcc numbers the states at one address with "views"
 // (DW_AT_GNU_locviews gives a (begin view, end view) pair for every bounded

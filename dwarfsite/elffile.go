@@ -32,6 +32,7 @@ type object struct {
 	// differs from debug[".debug_abbrev"] (badform.go).
 	goAbbrev []byte
 	foreign  bool
+	probe    probeText // ProbeBlock's view of the text (probe.go)
 }
 
 type secRange struct {

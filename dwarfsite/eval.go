@@ -30,6 +30,9 @@ const (
 	ReasonMalformed        = "malformed expression"
 	ReasonMalformedLocList = "malformed location list"
 	ReasonTooLarge         = "value wider than 16 bytes"
+	// ReasonNotProven: at a probe address moved past the entry pc
+	// (ProbeBlock), the location there is not provably the argument.
+	ReasonNotProven = "not the argument provably, past the entry pc"
 )
 
 type svKind uint8

@@ -26,6 +26,23 @@ var fixtures = []string{
 	"sites-x86_64", "sites-x86_64-dwarf4", "sites-x86_64.o", "sites-aarch64", "sites-aarch64.o",
 }
 
+// userText is Options.Text for the fixtures: user-space programs, which
+// have no patch tables and take a breakpoint anywhere.
+type userText struct{}
+
+func (userText) Barrier(string, uint64, uint64) bool { return false }
+func (userText) Check(string, uint64, string) string { return "" }
+
+// fixtureOptions reads the fixtures with probe point pp.
+func fixtureOptions(pp ProbePoint) Options {
+	if pp == ProbeBlock {
+		return Options{ProbePoint: pp, Text: userText{}}
+	}
+	return Options{}
+}
+
+var probePoints = []ProbePoint{ProbeEntry, ProbeBlock}
+
 // allFixtures adds those whose sources have no EXPECT comments; they are
 // checked against llvm-dwarfdump and golden files only.
 var allFixtures = append(fixtures[:len(fixtures):len(fixtures)], "wideconst-x86_64.o")
@@ -262,9 +279,10 @@ func truncate(v uint64, size uint8) uint64 {
 // EXPECT comment produced a site.
 func TestFixtureStatic(t *testing.T) {
 	exp := readExpectations(t)
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			res := readFixture(t, name, Options{})
+	for _, tc := range fixtureCases(fixtures) {
+		name := tc.name
+		t.Run(tc.String(), func(t *testing.T) {
+			res := readFixture(t, name, fixtureOptions(tc.pp))
 			f, err := elf.Open(filepath.Join(fixtureDir, name))
 			if err != nil {
 				t.Fatal(err)
@@ -325,17 +343,40 @@ func TestFixtureStatic(t *testing.T) {
 	}
 }
 
+// fixtureCase is a fixture read with a probe point.
+type fixtureCase struct {
+	name string
+	pp   ProbePoint
+}
+
+func (c fixtureCase) String() string { return c.name + "/" + c.pp.String() }
+
+func fixtureCases(names []string) []fixtureCase {
+	var out []fixtureCase
+	for _, n := range names {
+		for _, pp := range probePoints {
+			out = append(out, fixtureCase{n, pp})
+		}
+	}
+	return out
+}
+
 // TestFixtureGolden compares the listing of every fixture with a golden
-// file (go test -update rewrites them; review the diff).
+// file, NAME.golden at the entry pcs and NAME.block.golden with
+// ProbeBlock (go test -update rewrites them; review the diff).
 func TestFixtureGolden(t *testing.T) {
-	for _, name := range allFixtures {
-		t.Run(name, func(t *testing.T) {
-			res := readFixture(t, name, Options{})
+	for _, tc := range fixtureCases(allFixtures) {
+		name := tc.name
+		t.Run(tc.String(), func(t *testing.T) {
+			res := readFixture(t, name, fixtureOptions(tc.pp))
 			var buf bytes.Buffer
 			if err := site.WriteSites(&buf, res.Sites, site.FormatOptions{Reasons: true}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join(fixtureDir, name+".golden")
+			if tc.pp == ProbeBlock {
+				golden = filepath.Join(fixtureDir, name+".block.golden")
+			}
 			if *update {
 				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
@@ -358,10 +399,11 @@ func TestFixtureGolden(t *testing.T) {
 // same (caller, offset, function, locations), so the relocation of
 // .debug_info, .debug_loclists and .debug_rnglists is right.
 func TestRelMatchesExec(t *testing.T) {
-	for _, arch := range []string{"x86_64", "aarch64"} {
-		t.Run(arch, func(t *testing.T) {
-			rel := readFixture(t, "sites-"+arch+".o", Options{})
-			exe := readFixture(t, "sites-"+arch, Options{})
+	for _, tc := range fixtureCases([]string{"x86_64", "aarch64"}) {
+		arch := tc.name
+		t.Run(tc.String(), func(t *testing.T) {
+			rel := readFixture(t, "sites-"+arch+".o", fixtureOptions(tc.pp))
+			exe := readFixture(t, "sites-"+arch, fixtureOptions(tc.pp))
 			key := func(s *site.Site) string {
 				var b strings.Builder
 				ps := make([]site.Location, len(s.Params))
@@ -407,10 +449,13 @@ func TestRelMatchesExec(t *testing.T) {
 // TestWorkersDeterministic checks that the output does not depend on the
 // number of workers.
 func TestWorkersDeterministic(t *testing.T) {
-	for _, name := range []string{"sites-x86_64", "sites-aarch64"} {
+	for _, tc := range fixtureCases([]string{"sites-x86_64", "sites-aarch64"}) {
+		name := tc.name
 		var first []byte
 		for _, n := range []int{1, 2, 3, 8} {
-			res := readFixture(t, name, Options{Workers: n})
+			opt := fixtureOptions(tc.pp)
+			opt.Workers = n
+			res := readFixture(t, name, opt)
 			var buf bytes.Buffer
 			site.WriteJSON(&buf, res.Sites, site.FormatOptions{})
 			WriteStats(&buf, &res.Stats)
@@ -457,5 +502,61 @@ func TestFixtureRust(t *testing.T) {
 	if c.Stats.ExcludedUnits["rust"] != 1 || c.Stats.ExcludedSites+c.Stats.Entries != inl || len(c.Sites) != cSites || cSites == 0 {
 		t.Errorf("without Rust: units left out %v, %d sites left out + %d read of %d; %d sites, want the %d of the C unit",
 			c.Stats.ExcludedUnits, c.Stats.ExcludedSites, c.Stats.Entries, inl, len(c.Sites), cSites)
+	}
+}
+
+// barText is userText with one address barred or refused.
+type barText struct {
+	addr   uint64
+	refuse bool // Check refuses addr instead of Barrier barring it
+}
+
+func (b *barText) Barrier(_ string, start, end uint64) bool {
+	return !b.refuse && start <= b.addr && b.addr < end
+}
+
+func (b *barText) Check(_ string, addr uint64, _ string) string {
+	if b.refuse && addr == b.addr {
+		return "refused"
+	}
+	return ""
+}
+
+// TestProbeBlockText: a probe moves past the entry pc only over
+// instructions Text does not bar, and only to an address Text does not
+// refuse; ProbeBlock without Text is an error.
+func TestProbeBlockText(t *testing.T) {
+	const name = "sites-x86_64"
+	moved := func(res *Result) *site.Site {
+		for i := range res.Sites {
+			if s := &res.Sites[i]; s.Func.Name == "dec_shift" {
+				return s
+			}
+		}
+		t.Fatal("no dec_shift site")
+		return nil
+	}
+	s := moved(readFixture(t, name, fixtureOptions(ProbeBlock)))
+	if s.Moved == 0 || s.Addr-s.Moved != s.Ranges[0][0] || s.CallerOff != s.Moved || s.Params[0].Kind != site.LocReg {
+		t.Fatalf("dec_shift: moved %d, addr %#x+%#x, ranges %#x, %v", s.Moved, s.Caller, s.CallerOff, s.Ranges, s.Params[0])
+	}
+	entry := s.Addr - s.Moved
+	for _, tc := range []struct {
+		name string
+		text *barText
+	}{
+		{"barred at the address", &barText{addr: s.Addr}},
+		{"barred before it", &barText{addr: entry}},
+		{"refused", &barText{addr: s.Addr, refuse: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := moved(readFixture(t, name, Options{ProbePoint: ProbeBlock, Text: tc.text}))
+			if got.Moved != 0 || got.Addr != entry || got.Params[0].Kind != site.LocUnavailable {
+				t.Errorf("dec_shift at %#x (moved %d), size %v; want the entry pc %#x, size unavailable", got.Addr, got.Moved, got.Params[0], entry)
+			}
+		})
+	}
+	if _, err := ReadFile(filepath.Join(fixtureDir, name), Options{ProbePoint: ProbeBlock}); err == nil {
+		t.Error("ProbeBlock without Text: no error")
 	}
 }

@@ -37,6 +37,12 @@ func WriteStats(w io.Writer, st *Stats) error {
 	fmt.Fprintf(bw, "sites with some located:           %d%s\n", st.SomeLocated, pct(st.SomeLocated, withParams))
 	fmt.Fprintf(bw, "sites with none located:           %d%s\n", st.NoneLocated, pct(st.NoneLocated, withParams))
 	fmt.Fprintf(bw, "sites without parameters:          %d\n", st.NoParams)
+	if st.NextView > 0 || st.Moved > 0 {
+		// ProbeBlock (probe.go): the entry pcs read at the binding view,
+		// and the probes moved past their entry pcs.
+		fmt.Fprintf(bw, "sites located at the binding view: %d\n", st.NextView)
+		fmt.Fprintf(bw, "sites moved past their entry pc:   %d\n", st.Moved)
+	}
 	if len(st.Reasons) > 0 {
 		fmt.Fprintf(bw, "unrepresentable locations by reason:\n")
 		type rc struct {

@@ -56,6 +56,10 @@ type Options struct {
 	// sorted and not counted (Result.Sites is nil, Stats.Counts zero),
 	// and valid only during the call.
 	Sink func(unit int, sites []site.Site)
+	// ProbePoint chooses each site's address (probe.go); ProbeBlock needs
+	// Text, which says what the object's bytes do not.
+	ProbePoint ProbePoint
+	Text       Text
 }
 
 // Result is what ReadFile found.
@@ -96,6 +100,12 @@ type Stats struct {
 	// ExcludedSites the inlined subroutine entries in them.
 	ExcludedUnits map[string]int
 	ExcludedSites int
+	// Moved counts the sites whose probe address ProbeBlock moved past
+	// the entry pc (Site.Moved); NextView the sites whose entry pc
+	// ProbeBlock located more parameters at through the binding view
+	// (moveProbe).
+	Moved    int
+	NextView int
 }
 
 type unitHdr struct {
@@ -254,6 +264,16 @@ func read(path string, f *elfobj.File, opt Options) (*Result, error) {
 // result does not depend on Options.Workers.
 func (x *Object) Sites(opt Options) (*Result, error) {
 	o, d, units := x.o, x.d, x.units
+	if opt.ProbePoint == ProbeBlock {
+		if opt.Text == nil {
+			return nil, fmt.Errorf("probe point %v needs Options.Text", ProbeBlock)
+		}
+		if err := o.loadProbeText(); err != nil {
+			return nil, err
+		}
+	} else if opt.ProbePoint != ProbeEntry {
+		return nil, fmt.Errorf("unknown %v", opt.ProbePoint)
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -302,6 +322,8 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 		st.ViewOnly += s.ViewOnly
 		st.Resumed += s.Resumed
 		st.LostSites += s.LostSites
+		st.Moved += s.Moved
+		st.NextView += s.NextView
 		st.ExcludedSites += s.ExcludedSites
 		for l, n := range s.ExcludedUnits {
 			if st.ExcludedUnits == nil {

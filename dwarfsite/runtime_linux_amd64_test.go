@@ -117,13 +117,26 @@ func peek(t *testing.T, pid int, addr uint64, n int) []byte {
 // TestFixtureRuntime runs the x86-64 fixtures under ptrace with a
 // breakpoint at every site address, reads every located parameter from
 // the registers, memory or constant the reader reported, and compares it
-// with the value the EXPECT comment on the call line gives.
+// with the value the EXPECT comment on the call line gives: at the entry
+// pcs (ProbeEntry) and at the addresses ProbeBlock chooses, some of which
+// lie past the entry pc (and must: the fixture has sites whose entry pc
+// lacks a parameter a later address of the block has).
 func TestFixtureRuntime(t *testing.T) {
 	exp := readExpectations(t)
 	for _, name := range []string{"sites-x86_64", "sites-x86_64-dwarf4"} {
-		t.Run(name, func(t *testing.T) {
+		for _, pp := range []ProbePoint{ProbeEntry, ProbeBlock} {
+			t.Run(name+"/"+pp.String(), func(t *testing.T) {
+				runFixture(t, name, pp, exp)
+			})
+		}
+	}
+}
+
+func runFixture(t *testing.T, name string, pp ProbePoint, exp map[string]map[int]map[string]expectation) {
+	{
+		{
 			path := filepath.Join(fixtureDir, name)
-			res := readFixture(t, name, Options{})
+			res := readFixture(t, name, fixtureOptions(pp))
 			cfa := cfaTable(t, path)
 			f, err := elf.Open(path)
 			if err != nil {
@@ -149,8 +162,11 @@ func TestFixtureRuntime(t *testing.T) {
 					t.Errorf("no %v location checked", k)
 				}
 			}
-			t.Logf("%s: %d sites hit, %d parameters located, %d read back and checked (by kind %v)", name, hit, located, checked, kinds)
-		})
+			if pp == ProbeBlock && res.Stats.Moved == 0 {
+				t.Errorf("no site moved past its entry pc")
+			}
+			t.Logf("%s: %d sites hit (%d moved past the entry pc), %d parameters located, %d read back and checked (by kind %v)", name, hit, res.Stats.Moved, located, checked, kinds)
+		}
 	}
 }
 

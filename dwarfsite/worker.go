@@ -45,6 +45,8 @@ type worker struct {
 	stats    Stats
 	warnings []string
 	buf      []site.Site // the sites of a unit, with Options.Sink
+	// flows caches what moveProbe decoded of functions (probe.go).
+	flows map[uint64]*fnFlow
 }
 
 type funcInfo struct {
@@ -67,6 +69,7 @@ type pendingSite struct {
 	fi     *funcInfo
 	addr   uint64 // layout address of the probe point
 	view   uint64
+	ranges [][2]uint64 // layout addresses
 	params []paramEntry
 }
 
@@ -412,7 +415,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 	if v, ok := e.Val(attrGNUEntryView).(int64); ok {
 		ps.view = uint64(v)
 	}
-	ps.site, ps.fi, ps.addr = s, fi, addr
+	ps.site, ps.fi, ps.addr, ps.ranges = s, fi, addr, ranges
 	return ps
 }
 
@@ -422,14 +425,37 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 		return sites
 	}
 	s := ps.site
+	var viewOnly int
+	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil)
+	if w.opt.ProbePoint == ProbeBlock {
+		viewOnly = w.moveProbe(ps, viewOnly)
+	}
+	w.stats.ViewOnly += viewOnly
+	return append(sites, *s)
+}
+
+// point is where locate evaluates locations: pc at location view view;
+// orNext also takes, for a list with no entry there, the entry that holds
+// at the next view (moveProbe's binding rule, probe.go).
+type point struct {
+	pc, view uint64
+	orNext   bool
+}
+
+// locate evaluates the parameters of a site at pt; atEntry says pt.pc is
+// its caller's first instruction. exprs, when not nil, gets the DWARF
+// expression of each slot's location. It returns one location per slot
+// and how many came from a view-only entry; warn reports malformed
+// locations (once per site: on the first evaluation).
+func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][]byte) ([]site.Location, int) {
 	fi := ps.fi
 	n := len(fi.fn.Params)
 	slots := n
 	if fi.fn.Variadic {
 		slots++
 	}
-	s.Params = make([]site.Location, slots)
-	atEntry := s.Caller != "" && s.CallerOff == 0
+	locs := make([]site.Location, slots)
+	viewOnly := 0
 	for _, pe := range ps.params {
 		i, ok := fi.paramIdx[pe.origin]
 		if !ok {
@@ -443,7 +469,9 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 				}
 			}
 			if i < 0 {
-				w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
+				if warn {
+					w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
+				}
 				continue
 			}
 		}
@@ -451,7 +479,10 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 		if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
 			env.size = uint8(sz)
 		}
-		l := w.paramLoc(&pe, ps, env)
+		l, vo, expr := w.paramLoc(&pe, pt, env, warn)
+		if vo {
+			viewOnly++
+		}
 		if l.Kind != site.LocUnavailable {
 			sz := fi.sizes[i]
 			switch {
@@ -471,11 +502,14 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 		}
 		// gcc sometimes emits two entries for one parameter; keep the
 		// more useful location.
-		if rank(&l) >= rank(&s.Params[i]) {
-			s.Params[i] = l
+		if rank(&l) >= rank(&locs[i]) {
+			locs[i] = l
+			if exprs != nil {
+				exprs[i] = expr
+			}
 		}
 	}
-	return append(sites, *s)
+	return locs, viewOnly
 }
 
 // rank orders locations: located, then unrepresentable, then none.
@@ -489,25 +523,32 @@ func rank(l *site.Location) int {
 	return 0
 }
 
-// paramLoc finds the location of one parameter at the site.
-func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) site.Location {
+// paramLoc finds the location of one parameter at pt; viewOnly says it
+// came from an entry that holds only at certain views.
+func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l site.Location, viewOnly bool, expr []byte) {
+	// Evaluations after the first are quiet: the same list gave its
+	// warnings already.
+	warnf := func(format string, args ...any) {
+		if warn {
+			w.warn(format, args...)
+		}
+	}
 	if pe.loc == nil {
 		if pe.cval != nil {
 			switch v := pe.cval.Val.(type) {
 			case int64:
-				return site.Location{Kind: site.LocConst, Value: uint64(v), Size: env.size}
+				return site.Location{Kind: site.LocConst, Value: uint64(v), Size: env.size}, false, nil
 			case []byte:
 				if len(v) > 8 {
-					return unavailable(ReasonLargeConst)
+					return unavailable(ReasonLargeConst), false, nil
 				}
-				return site.Location{Kind: site.LocConst, Value: bytesValue(v, w.fmt.Order), Size: uint8(len(v))}
+				return site.Location{Kind: site.LocConst, Value: bytesValue(v, w.fmt.Order), Size: uint8(len(v))}, false, nil
 			default:
-				return unavailable(ReasonLargeConst)
+				return unavailable(ReasonLargeConst), false, nil
 			}
 		}
-		return site.Location{}
+		return site.Location{}, false, nil
 	}
-	var expr []byte
 	sec, exprOff := ".debug_info", int64(pe.off)
 	switch pe.loc.Class {
 	case dwarf.ClassExprLoc, dwarf.ClassBlock:
@@ -515,8 +556,8 @@ func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) site.Lo
 	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
 		ll := w.locSec()
 		if ll == nil {
-			w.warn(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
-			return unavailable(ReasonMalformedLocList)
+			warnf(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
+			return unavailable(ReasonMalformedLocList), false, nil
 		}
 		var off int64
 		switch v := pe.loc.Val.(type) {
@@ -525,37 +566,38 @@ func (w *worker) paramLoc(pe *paramEntry, ps *pendingSite, env *evalEnv) site.Lo
 		case uint64: // DW_FORM_loclistx
 			o, ok := w.loclistx(ll, v)
 			if !ok {
-				w.warn(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
-				return unavailable(ReasonMalformedLocList)
+				warnf(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
+				return unavailable(ReasonMalformedLocList), false, nil
 			}
 			off = o
 		}
 		lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
 		es, err := readLocList(ll, off, pe.views, lu)
 		if err != nil {
-			w.warn(".debug_info+0x%x: %v", pe.off, err)
-			return unavailable(ReasonMalformedLocList)
+			warnf(".debug_info+0x%x: %v", pe.off, err)
+			return unavailable(ReasonMalformedLocList), false, nil
 		}
-		e := entryAtPC(es, ps.addr, ps.view)
+		e := entryAtPC(es, pt.pc, pt.view)
+		if e == nil && pt.orNext {
+			e = entryAtPC(es, pt.pc, pt.view+1)
+		}
 		if e == nil {
-			return site.Location{}
+			return site.Location{}, false, nil
 		}
-		if e.HasViews && e.Low == e.High {
-			w.stats.ViewOnly++
-		}
+		viewOnly = e.HasViews && e.Low == e.High
 		expr, sec, exprOff = e.Expr, ll.Name, e.ExprOff
 	default:
-		return unavailable(ReasonMalformed)
+		return unavailable(ReasonMalformed), false, nil
 	}
 	if len(expr) == 0 {
-		return site.Location{}
+		return site.Location{}, false, nil
 	}
 	ins, err := decodeExpr(expr, w.fmt, sec, exprOff)
 	if err != nil {
-		w.warn("%v", err)
-		return unavailable(ReasonMalformed)
+		warnf("%v", err)
+		return unavailable(ReasonMalformed), false, nil
 	}
-	return classify(ins, env)
+	return classify(ins, env), viewOnly, expr
 }
 
 func (w *worker) locSecName() string {

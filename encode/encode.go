@@ -5,8 +5,9 @@
 // blob, .BTF.inline; and writing that blob, as a detached file or as an
 // ELF section, atomically.
 //
-// It imports btf, site, dwarfsite, dedup, locsec and the internal ELF
-// packages; only the command line imports it.
+// It imports btf, site, dwarfsite, dedup, locsec, kprobe (the patch
+// tables a moved probe must respect) and the internal ELF packages; only
+// the command line imports it.
 package encode
 
 import (
@@ -26,6 +27,7 @@ import (
 	"github.com/btfinline/btfinline/internal/atomicfile"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/elfwrite"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/locsec"
 )
 
@@ -69,6 +71,10 @@ type Options struct {
 	// types (kbuild runs pahole with --lang_exclude=rust), so the command
 	// line leaves Rust out by default.
 	ExcludeLanguages []string
+	// ProbePoint chooses each site's address: the entry pc (the zero
+	// value) or dwarfsite.ProbeBlock, which the command line defaults to,
+	// with the kprobe rules of the object's own tables as its Text.
+	ProbePoint dwarfsite.ProbePoint
 }
 
 // Base is a base chain (a vmlinux for modules) loaded once, with the
@@ -183,7 +189,16 @@ func File(path string, o Options) (*Result, error) {
 	// The sites go to the encoder unit by unit, kept in its compact form
 	// only.
 	sites := locsec.NewBuilder()
-	res, err := dw.Sites(dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add})
+	sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add, ProbePoint: o.ProbePoint}
+	if o.ProbePoint == dwarfsite.ProbeBlock {
+		rules, err := kprobe.ForELF(f)
+		if err != nil {
+			<-indexed
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		sopt.Text = rules
+	}
+	res, err := dw.Sites(sopt)
 	<-indexed
 	if err != nil {
 		return nil, err

@@ -7,7 +7,11 @@
 // and exclusive sequences, with .altinstructions applied. Rules are built
 // from an ELF (ELFRules) or from the running kernel (RunningRules), so
 // that stats, resolve and a tracer share them. docs/inspect.md lists each
-// rule with its source in the kernel.
+// rule with its source in the kernel. Rules.Barrier (patch.go) says which
+// instructions a probe moved past an inline expansion's entry pc must not
+// reach: code the kernel rewrites, and code control enters or leaves
+// unseen (docs/encoding.md, "Probe points").
 //
-// It imports arch, ksym, ksys and the internal ELF packages.
+// It imports arch, ksym, ksys and the internal ELF and instruction
+// packages.
 package kprobe

@@ -38,7 +38,11 @@ type Rules struct {
 	// calls, BUG()s), by section ("" in a linked object), each sorted by
 	// address and searched by bisection.
 	points map[string][]Region
-	syms   *ksym.SymTab
+	// labelTargets are the jump-label targets, by section as points;
+	// flow the barriers of probe moves (patch.go).
+	labelTargets map[string][]uint64
+	flow         *flow
+	syms         *ksym.SymTab
 	// ftrace holds the ftrace call sites by section ("" in a linked
 	// object), sorted; nil when unknown. ftraceNames, for a running kernel
 	// read without its ELF, the names of the functions that have one.
@@ -376,6 +380,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		if err := r.relPatchSites(f.File); err != nil {
 			return nil, err
 		}
+		r.readFlow(f, a, nil)
 		ft, err := relFtraceLocations(f.File)
 		if err != nil {
 			return nil, err
@@ -421,6 +426,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 	if err := r.patchSites(f, markers); err != nil {
 		return nil, err
 	}
+	r.readFlow(f, a, markers)
 	ft, err := ftraceLocations(f, markers)
 	if err != nil {
 		return nil, err
@@ -478,6 +484,11 @@ func (r *Rules) patchSites(f *elfobj.File, markers map[string]uint64) error {
 			rel := int32(f.ByteOrder.Uint32(data[off:]))
 			addr := uint64(int64(start+off) + int64(rel))
 			r.addPoint(Region{"", addr, addr + tb.size, tb.why})
+			if tb.start == "__start___jump_table" {
+				// struct jump_entry { s32 code; s32 target; long key; }
+				t := int32(f.ByteOrder.Uint32(data[off+4:]))
+				r.addLabelTarget("", uint64(int64(start+off+4)+int64(t)))
+			}
 		}
 	}
 	r.sortPoints()
@@ -488,6 +499,15 @@ func (r *Rules) patchSites(f *elfobj.File, markers map[string]uint64) error {
 // addresses are instruction starts, so a one-byte region at the patch
 // site's first byte is exact (see patchSites).
 const patchSiteLen = 1
+
+// addLabelTarget records where an enabled jump label jumps to: code that
+// control may reach with no jump in the ELF's text (see Barrier).
+func (r *Rules) addLabelTarget(sec string, at uint64) {
+	if r.labelTargets == nil {
+		r.labelTargets = map[string][]uint64{}
+	}
+	r.labelTargets[sec] = append(r.labelTargets[sec], at)
+}
 
 func (r *Rules) addPoint(g Region) {
 	if r.points == nil {
@@ -541,6 +561,10 @@ func (r *Rules) relPatchSites(f *elf.File) error {
 			return fmt.Errorf("%s: %w", tb.name, err)
 		}
 		for _, rl := range rels {
+			if tb.name == "__jump_table" && rl.Off%tb.entSize == 4 && rl.Off < size && rl.Section >= 0 {
+				r.addLabelTarget(f.Sections[rl.Section].Name, rl.Value)
+				continue
+			}
 			if rl.Off%tb.entSize != 0 || rl.Off >= size {
 				continue // another field of the entry
 			}

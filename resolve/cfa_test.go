@@ -118,7 +118,8 @@ func siteAt(sec string, off uint64) site.Site {
 func encodeModule(t *testing.T, vmlinux, ko string) string {
 	t.Helper()
 	inl := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(ko), ".ko")+".inline")
-	cmd := exec.Command("go", "run", "./cmd/btfinline", "encode", ko, "-B", vmlinux, "-o", inl, "-q")
+	// At the entry pcs, which the comparisons with perf need.
+	cmd := exec.Command("go", "run", "./cmd/btfinline", "encode", ko, "-B", vmlinux, "-o", inl, "-q", "--probe-point", "entry")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("encode: %v\n%s", err, out)

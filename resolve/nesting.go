@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/kprobe"
 )
 
 // MarkNesting annotates the inline places of r with how deep they are
@@ -77,17 +79,37 @@ type Nest struct {
 // Nesting reads the DWARF of the target's ELF for the inline sites of the
 // functions match accepts (nil: all) and returns their nesting, keyed
 // with LocKey when withLocs. Sites with one key keep the deepest nesting,
-// preferring one nested in the same function.
+// preferring one nested in the same function. .BTF.inline does not say
+// which probe points encode chose, so the keys are those of both kinds
+// (dwarfsite.ProbeEntry and ProbeBlock, with the ELF's own kprobe rules):
+// a site's nesting is the same at either address.
 func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Nest, error) {
 	if t.elfPath == "" {
 		return nil, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
 	}
-	res, err := dwarfsite.ReadFile(t.elfPath, dwarfsite.Options{Func: match})
+	f, err := elfobj.Open(t.elfPath)
+	if err != nil {
+		return nil, fmt.Errorf("--nesting: %w", err)
+	}
+	defer f.Close()
+	rules, err := kprobe.ForELF(f)
 	if err != nil {
 		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
 	}
-	m := make(map[NestKey]Nest, len(res.Sites))
-	for _, s := range res.Sites {
+	x, err := dwarfsite.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
+	}
+	var sites []site.Site
+	for _, pp := range []dwarfsite.ProbePoint{dwarfsite.ProbeEntry, dwarfsite.ProbeBlock} {
+		res, err := x.Sites(dwarfsite.Options{Func: match, ProbePoint: pp, Text: rules})
+		if err != nil {
+			return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
+		}
+		sites = append(sites, res.Sites...)
+	}
+	m := make(map[NestKey]Nest, len(sites))
+	for _, s := range sites {
 		k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
 		if withLocs {
 			k.Locs = LocKey(&s)

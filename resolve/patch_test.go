@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -141,6 +142,57 @@ func checkModulePatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 				t.Errorf("no inline site of %s refused as a patch site: %v", m, seen)
 			}
 			t.Logf("table entries %v; refused inline sites %v", entries, seen)
+		})
+	}
+}
+
+// TestBarriersFixture: the instructions a probe moved past an inline
+// expansion's entry pc must not reach (kprobe.Rules.Barrier) are read
+// from the same tables, in the linked image and in the relocatable
+// object: the jump label's NOP and the label it jumps to, the static
+// call and the BUG() trap; the plain instructions after each are none.
+func TestBarriersFixture(t *testing.T) {
+	// Offsets from each function's start (tick, run, check are at the
+	// same offsets in both objects) and instruction lengths.
+	cases := []struct {
+		fn       string
+		off, len uint64
+		barrier  bool
+	}{
+		{"tick", 0x0, 5, true},   // jump label NOP
+		{"tick", 0x5, 10, false}, // movl
+		{"tick", 0x10, 6, true},  // the jump label's target (l_yes)
+		{"tick", 0x16, 10, false},
+		{"run", 0x0, 5, true}, // static call
+		{"run", 0x5, 6, false},
+		{"check", 0x17, 2, true}, // ud2 in __bug_table
+		{"check", 0x6, 6, false},
+	}
+	for _, obj := range []string{"patch.elf", "patch.o"} {
+		t.Run(obj, func(t *testing.T) {
+			f, err := elfobj.Open(fixture(obj))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rules, err := kprobe.ForELF(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syms, err := f.Symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := map[string]uint64{}
+			for _, s := range syms {
+				start[s.Name] = s.Value
+			}
+			for _, c := range cases {
+				a := start[c.fn] + c.off
+				if got := rules.Barrier(".text", a, a+c.len); got != c.barrier {
+					t.Errorf("%s+%#x: Barrier %v, want %v", c.fn, c.off, got, c.barrier)
+				}
+			}
 		})
 	}
 }

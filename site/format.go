@@ -95,6 +95,9 @@ type Marks struct {
 // appendSite appends the line of one site:
 //
 //	0xffffffff81858f3d tcp_disconnect+0x17d .text tcp_snd_cwnd_set(struct tcp_sock * tp [reg3], u32 val [const 0xa])
+//
+// and, for a site whose probe moved past its entry pc (Site.Moved), that
+// address after the prototype: "... [entry pc 0xffffffff81858f38]".
 func appendSite(b []byte, s *Site, o *FormatOptions, m Marks) []byte {
 	if m.NoAddr != "" || o.NoAddresses != "" {
 		b = append(b, '?')
@@ -146,6 +149,13 @@ func appendSite(b []byte, s *Site, o *FormatOptions, m Marks) []byte {
 		b = append(b, "void"...)
 	}
 	b = append(b, ')')
+	if s.Moved != 0 {
+		// The probe moved past the entry pc (which perf probe and pahole
+		// give): name that address, so the two can be matched.
+		b = append(b, " [entry pc 0x"...)
+		b = strconv.AppendUint(b, s.Addr-s.Moved, 16)
+		b = append(b, ']')
+	}
 	if o.Nesting && s.Outer != "" {
 		b = append(b, " [nested in an inlined "...)
 		b = append(b, s.Outer...)
@@ -205,6 +215,7 @@ type jsonParam struct {
 
 type jsonSite struct {
 	Addr       uint64      `json:"addr"`
+	EntryPC    *uint64     `json:"entry_pc,omitempty"` // when the probe moved past it
 	AddrSource string      `json:"addr_source,omitempty"`
 	Section    string      `json:"section"`
 	SectionOff uint64      `json:"section_off"`
@@ -242,6 +253,10 @@ func WriteJSON(w io.Writer, sites []Site, o FormatOptions) error {
 			CallLine: s.CallLine, Func: s.Func.Name, DeclFile: s.Func.DeclFile,
 			DeclLine: s.Func.DeclLine, Return: s.Func.Return, Variadic: s.Func.Variadic,
 			Params: make([]jsonParam, 0, len(s.Func.Params)), Ranges: s.Ranges,
+		}
+		if s.Moved != 0 {
+			e := s.Addr - s.Moved
+			js.EntryPC = &e
 		}
 		for j, p := range s.Func.Params {
 			var l Location

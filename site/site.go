@@ -71,7 +71,13 @@ type Site struct {
 	// Addr is the address a probe should use: the link-time address for
 	// linked objects, the section's sh_addr plus SectionOff for ET_REL.
 	Addr       uint64
-	AddrSource string // "entry_pc", "low_pc" or "ranges"
+	AddrSource string // "entry_pc", "low_pc" or "ranges": where the entry pc came from
+	// Moved is how many bytes Addr lies past the expansion's entry pc,
+	// when the probe was moved to a later address of the expansion's
+	// first basic block that locates more parameters (dwarfsite's
+	// ProbeBlock); 0 at the entry pc, and for sites read from BTF, which
+	// records only the probe address.
+	Moved      uint64
 	Ranges     [][2]uint64
 	Section    string // ELF section holding Addr, e.g. ".text"
 	SectionOff uint64 // Addr minus the section's start

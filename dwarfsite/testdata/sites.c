@@ -208,6 +208,57 @@ NOINLINE long c_string(long n)
 	return str_first(greeting, n); // EXPECT s=&greeting n=1
 }
 
+/* Past the entry pc (ProbeBlock).  The argument of dec_shift is
+ * computed only after the expansion's entry pc (n << 4), and the body
+ * then changes the parameter (size--): the one address that holds the
+ * argument is the one between the two. */
+ALWAYS unsigned long dec_shift(unsigned long size)
+{
+	size--;
+	size >>= 12;
+	sink = size;
+	return size;
+}
+
+NOINLINE unsigned long c_decshift(unsigned long n)
+{
+	return dec_shift(n << 4); // EXPECT size=0x12340
+}
+
+/* Linux's refcount_inc, reduced: plain static inline functions whose
+ * constant arguments gcc binds at the view after the entry view. */
+typedef struct { int counter; } atomic_t;
+typedef struct { atomic_t refs; } refcount_t;
+struct ns { long pad[16]; refcount_t count; };
+struct ns ns_a, ns_b;
+
+NOINLINE void warn_saturate(refcount_t *r, int t) { sink = t; escape(r); }
+ALWAYS int fetch_add(int i, atomic_t *v)
+{
+	__asm__ volatile("" : "+r"(i), "+m"(v->counter) : : "memory");
+	return i;
+}
+static inline void ref_add(int i, refcount_t *r, int *oldp)
+{
+	int old = fetch_add(i, &r->refs); // EXPECT i=1 v=&ns_b+128
+
+	if (oldp)
+		*oldp = old;
+	if (__builtin_expect(!old, 0))
+		warn_saturate(r, 2);
+	else if (__builtin_expect(old < 0 || old + i < 0, 0))
+		warn_saturate(r, 1);
+}
+static inline void ref_inc_old(refcount_t *r, int *oldp) { ref_add(1, r, oldp); } // EXPECT i=1 r=&ns_b+128 oldp=0
+static inline void ref_inc(refcount_t *r) { ref_inc_old(r, 0); } // EXPECT r=&ns_b+128 oldp=0
+
+NOINLINE struct ns *c_refinc(struct ns *n)
+{
+	if (n != &ns_a)
+		ref_inc(&n->count); // EXPECT r=&ns_b+128
+	return n;
+}
+
 int main(void)
 {
 	long r = 0;
@@ -226,6 +277,8 @@ int main(void)
 	r += c_views((int)opaque(3));
 	r += c_dbl(opaque(4));
 	r += c_tri(opaque(12));
+	r += (long)c_decshift(opaque(0x1234));
+	r += (long)c_refinc((struct ns *)opaque((long)&ns_b));
 	sink = r;
 	return 0;
 }
