@@ -32,6 +32,10 @@ func (o *Object) Close() error {
 	return nil
 }
 
+// ErrNoDWARF: the object has no .debug_info (built without debug
+// information, or stripped), which is where inline sites are read from.
+var ErrNoDWARF = errors.New("no DWARF (.debug_info), which the inline sites are read from: build with debug information and do not strip it (for a kernel, CONFIG_DEBUG_INFO_DWARF5 or _DWARF4)")
+
 // Open opens the ELF file at path for type conversion. Linked objects are
 // mapped and only the sections type DIEs need (.debug_info, .debug_abbrev
 // and the string and address tables) are handed to debug/dwarf, in place;
@@ -74,6 +78,10 @@ func Open(path string) (*Object, error) {
 			o.Close()
 			return nil, fmt.Errorf("%s: truncated ELF file (%d bytes): section %s data [%#x, %#x) past the end", path, size, s.Name, s.Offset, s.Offset+s.FileSize)
 		}
+	}
+	if s := o.ELF.Section(".debug_info"); s == nil || s.Type == elf.SHT_NOBITS {
+		o.Close()
+		return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 	}
 	if o.ELF.Type == elf.ET_REL || o.mm == nil {
 		o.DWARF, err = o.ELF.DWARF()
