@@ -10,7 +10,7 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 check-kbuild clean
 
 all: build
 
@@ -69,6 +69,13 @@ e2e:
 # TCG): arm64 registers, frame-base fetches and traceability rules.
 e2e-arm64:
 	@E2E_ARCH=arm64 e2e/run.sh
+
+# The kbuild series (kbuild/): Debian's linux-source-6.1 patched, a small
+# kernel built with CONFIG_DEBUG_INFO_BTF_INLINE, its failure modes, and a
+# qemu boot where btfinline reads only /sys/kernel/btf and /proc/kallsyms
+# (kbuild/README.md). Not in "make test": a kernel build.
+check-kbuild:
+	@scripts/check-kbuild
 
 clean:
 	rm -rf bin

@@ -17,6 +17,16 @@ e2e_guest_mounts() {
 	mount -t debugfs debugfs /sys/kernel/debug
 }
 
+# e2e_guest_begin: the mounts, the run's settings (/e2e/env) and command
+# lines (/e2e/btfinline.sh), the console as output, and the start marker.
+e2e_guest_begin() {
+	e2e_guest_mounts
+	. /e2e/env
+	. /e2e/btfinline.sh
+	exec >/dev/console 2>&1
+	echo "E2E-BEGIN"
+}
+
 # e2e_trace_start: an empty ring buffer that records every printk, so
 # that the module's printed values and the kprobe hits are in one stream,
 # in execution order. Tracing itself is switched on by the caller.

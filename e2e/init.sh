@@ -3,11 +3,7 @@
 # Prints its results between E2E-BEGIN and E2E-END on the serial console
 # and powers the machine off; e2e/run.sh turns them into an exit code.
 . /e2e/guest.sh
-e2e_guest_mounts
-. /e2e/env
-. /e2e/btfinline.sh
-exec >/dev/console 2>&1
-echo "E2E-BEGIN"
+e2e_guest_begin
 echo "E2E kernel $(uname -r) resolver=$E2E_RESOLVER"
 echo "E2E kaslr $E2E_TEXT_SYM=$(grep " $E2E_TEXT_SYM\$" /proc/kallsyms | cut -d' ' -f1) (link time $E2E_LINK_TEXT; _text lines in kallsyms: $(grep -c " _text$" /proc/kallsyms))"
 t0=$(cut -d' ' -f1 /proc/uptime)

@@ -61,7 +61,11 @@ e2e_results() {
 # fails when any is not.
 e2e_slide_check() {
   local rt slide moved=0 off=0 ev name val host want
-  rt=$(sed -n 's/^E2E kaslr [^=]*=\([0-9a-f][0-9a-f]*\) .*/\1/p' "$1")
+  rt=$(sed -n 's/^E2E kaslr [^=]*=\([0-9a-f][0-9a-f]*\)\( .*\)\{0,1\}$/\1/p' "$1")
+  if [ -z "$rt" ] && grep -q '^E2E resolve-addr' "$1"; then
+    e2e_log "resolve --running: address immediates, but no running text address (E2E kaslr SYM=ADDR) to check them with"
+    return 1
+  fi
   if [ -n "$rt" ] && grep -q '^E2E resolve-addr' "$1"; then
     slide=$((0x$rt - 0x$3))
     while read -r _ _ ev name val; do
