@@ -21,6 +21,10 @@ for f in /sys/kernel/btf/*.inline; do
 	[ -f "$f" ] && echo "E2E sysfs ${f##*/} $(wc -c <"$f") $(sha256sum <"$f" | cut -d' ' -f1)"
 done
 dmesg | grep 'BTF' | sed 's/^/E2E dmesg /'
+# For kbuild/README.md: the files as the kernel lists them, and one
+# function of vmlinux and one of the test module from --running alone.
+ls -l /sys/kernel/btf/vmlinux.inline /sys/kernel/btf/btfi_e2e.inline | sed 's/^/E2E show /'
+btfinline resolve btfi_add3 --running --module btfi_e2e 2>&1 | head -n 12 | sed 's/^/E2E show /'
 
 # The sites of vmlinux and of each module from --running: the same lines
 # as from the files on the host but for the address column (runtime,
