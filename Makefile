@@ -10,7 +10,7 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 e2e-6.12 cframe-table clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 e2e-6.12 check-kbuild cframe-table clean
 
 all: build
 
@@ -89,6 +89,13 @@ e2e-6.12:
 # with cframe/testdata (docs/cframe.md; BTFI_UPDATE=1 records new figures).
 cframe-table:
 	@scripts/cframe-table
+
+# The kbuild series (kbuild/): Debian's linux-source-6.1 patched, a small
+# kernel built with CONFIG_DEBUG_INFO_BTF_INLINE, its failure modes, and a
+# qemu boot where btfinline reads only /sys/kernel/btf and /proc/kallsyms
+# (kbuild/README.md). Not in "make test": a kernel build.
+check-kbuild:
+	@scripts/check-kbuild
 
 clean:
 	rm -rf bin

@@ -136,6 +136,7 @@ func TestEncodeBadInput(t *testing.T) {
 		{"section past the end", []string{badoff, "--elf-section"}, "past the end", badoff},
 		{"truncated in place", []string{trunc, "--elf-section"}, "trunc.elf", trunc},
 		{"no .BTF", []string{fixturePath("kern-nobtf.elf"), "-o", filepath.Join(dir, "x")}, "no .BTF section", ""},
+		{"no DWARF", []string{fixturePath("mod-nodwarf.ko"), "-B", kern, "--elf-section"}, "no DWARF (.debug_info)", fixturePath("mod-nodwarf.ko")},
 		{"empty .BTF", []string{nobtf, "-o", filepath.Join(dir, "x")}, ".BTF", nobtf},
 		{"not ELF", []string{fixturePath("kern.c"), "-o", filepath.Join(dir, "x")}, "not an ELF", ""},
 		{"missing", []string{filepath.Join(dir, "nope"), "-o", filepath.Join(dir, "x")}, "no such file", ""},

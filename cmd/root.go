@@ -27,6 +27,7 @@ any BTF, resolves kprobe addresses and argument fetch specs for inlined
 functions from BTF alone, and emits SFrame unwind tables.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       Version,
 	}
 	c.AddCommand(newDemoCmd(), newDumpCmd(), newEncodeCmd(), newManCmd(), newResolveCmd(),
 		newSFrameCmd(), newSitesCmd(), newStatsCmd())

@@ -192,6 +192,10 @@ type Object struct {
 	units []unitHdr
 }
 
+// ErrNoDWARF: the object has no .debug_info (built without debug
+// information, or stripped), which is where inline sites are read from.
+var ErrNoDWARF = errors.New("no DWARF (.debug_info), which the inline sites are read from: build with debug information and do not strip it (for a kernel, CONFIG_DEBUG_INFO_DWARF5 or _DWARF4)")
+
 // Load reads the DWARF of f. f must stay open while the Object is used.
 func Load(f *elfobj.File) (*Object, error) {
 	o, err := newObject(f)
@@ -200,7 +204,7 @@ func Load(f *elfobj.File) (*Object, error) {
 	}
 	info := o.debug[".debug_info"]
 	if len(info) == 0 {
-		return nil, errors.New("no .debug_info section (not built with -g?)")
+		return nil, ErrNoDWARF
 	}
 	units, err := parseUnits(info, o.order)
 	if err != nil {

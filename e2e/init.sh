@@ -2,19 +2,8 @@
 # /init of the end-to-end test VM (built into the initramfs by e2e/run.sh).
 # Prints its results between E2E-BEGIN and E2E-END on the serial console
 # and powers the machine off; e2e/run.sh turns them into an exit code.
-export PATH=/bin
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-mount -t tmpfs tmp /tmp
-mount -t tracefs tracefs /sys/kernel/tracing
-mount -t debugfs debugfs /sys/kernel/debug
-T=/sys/kernel/tracing
-. /e2e/env
-. /e2e/btfinline.sh
-exec >/dev/console 2>&1
-echo "E2E-BEGIN"
+. /e2e/guest.sh
+e2e_guest_begin
 echo "E2E kernel $(uname -r) resolver=$E2E_RESOLVER"
 echo "E2E kaslr $E2E_TEXT_SYM=$(grep " $E2E_TEXT_SYM\$" /proc/kallsyms | cut -d' ' -f1) (link time $E2E_LINK_TEXT; _text lines in kallsyms: $(grep -c " _text$" /proc/kallsyms))"
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -30,9 +19,7 @@ btf_overlay() {
 	cp /tmp/btf/* /sys/kernel/btf/
 }
 
-echo 8192 >$T/buffer_size_kb
-echo >$T/trace
-echo 1 >$T/events/printk/console/enable
+e2e_trace_start
 
 # Sites in .init.text: defined before the module exists (MOD:SYM+OFF stays
 # pending until the module is loaded), so they fire during insmod.
@@ -64,17 +51,7 @@ fi
 if [ "$E2E_SELFTEST" = 1 ]; then
 	awk '!done && /^p:/ && sub(/=%[a-z0-9]+:/, "=%sp:") { done = 1 } 1' /tmp/probes.txt >/tmp/p && mv /tmp/p /tmp/probes.txt
 fi
-e2e-guest probe /tmp/probes.txt
-cat /tmp/probes.txt >>/tmp/all-probes.txt
-echo 1 >$T/events/inline/enable
-for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
-echo 0 >$T/tracing_on
-cat $T/trace >/tmp/trace.txt
-echo "E2E trace lines $(wc -l </tmp/trace.txt)"
-e2e-guest check /tmp/all-probes.txt /tmp/trace.txt
-echo 0 >$T/events/inline/enable
-echo 0 >$T/events/printk/console/enable
-echo >$T/kprobe_events
+e2e_fire_and_check /tmp/probes.txt /tmp/all-probes.txt
 rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E module phase ended at $t1 s of uptime"
@@ -82,27 +59,7 @@ echo "E2E module phase ended at $t1 s of uptime"
 # vmlinux through --running: the same lines as from the files on the host,
 # and definitions the kernel accepts (addresses and fetch arguments).
 if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
-	: >/tmp/vr.txt
-	for f in $E2E_VMLINUX_FUNCS; do btfi_resolve "$f" vmlinux | grep '^p:' >>/tmp/vr.txt; done
-	# Immediates holding a kernel address (a global's &x) must move with
-	# KASLR: they are compared apart (x86-64 0xffffffff8..., arm64
-	# 0xffff8000...).
-	addr='s/=\\0xffff[0-9a-f]*:/=\\ADDR:/g'
-	sed "$addr" /tmp/vr.txt >/tmp/vr.n
-	sed "$addr" /e2e/vmlinux-resolve.txt >/tmp/vh.n
-	if cmp -s /tmp/vr.n /tmp/vh.n; then
-		echo "E2E resolve --running vmlinux: $(wc -l </tmp/vr.txt) probes, the same as from the files"
-		echo "E2E resolve --running vmlinux: $(grep -c '=\\0xffff' /tmp/vr.txt) address immediates, $(diff /e2e/vmlinux-resolve.txt /tmp/vr.txt | grep -c '^+p:') lines moved by KASLR"
-	else
-		# Reported, not failed: the file mode has the ELF (frame
-		# information, symbols) that the running kernel does not offer.
-		echo "E2E resolve --running vmlinux: $(diff /tmp/vh.n /tmp/vr.n | grep -c '^+p:') of $(wc -l </tmp/vr.txt) lines differ from the files:"
-		diff /tmp/vh.n /tmp/vr.n | grep "^[-+]p:" | head -10 | sed 's/^/E2E resolve-diff /'
-	fi
-	# Every address immediate as the guest resolved it: the host checks
-	# that each moved by exactly the KASLR slide.
-	awk '{ for (i = 3; i <= NF; i++) if ($i ~ /=\\0xffff/) { split($i, kv, "="); sub(/^\\/, "", kv[2]); sub(/:.*/, "", kv[2]); print "E2E resolve-addr", $1, kv[1], kv[2] } }' /tmp/vr.txt
-	e2e-guest probe /tmp/vr.txt | grep -v '^E2E probe '
+	e2e_vmlinux_running /e2e/vmlinux-resolve.txt
 	echo >$T/kprobe_events
 fi
 

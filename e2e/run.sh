@@ -32,6 +32,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${BTFI_CACHE:-$HOME/.cache/btfinline}
 arch=${E2E_ARCH:-x86_64}
 shared=${BTFI_SHARED:-$here/../shared}
+# shellcheck source=e2e/lib.sh
+. "$here/e2e/lib.sh"
 export E2E_RESOLVER=${E2E_RESOLVER:-btfinline}
 sample=${E2E_SAMPLE:-36}
 timeout=${E2E_TIMEOUT:-900}
@@ -88,25 +90,17 @@ esac
 # vmlinux functions resolved both on the host and with --running in the
 # guest; the kernel then parses every definition (address and fetch args).
 vmlinux_funcs="get_cred kref_get task_pid_nr skb_has_frag_list pci_name"
-funcs="btfi_add3 btfi_stack btfi_spill btfi_deref btfi_fields btfi_konst btfi_wide btfi_outer btfi_inner btfi_frame"
-triggers="5 0x1234 0xfffffff0 123456789"
-seed=4242
+funcs=$e2e_module_funcs
+triggers=$e2e_triggers
+seed=$e2e_seed
 
-log() { printf 'e2e: %s\n' "$*" >&2; }
+log() { e2e_log "$@"; }
 phase() { log "$1 ($((SECONDS - start)) s)"; }
 
 # --- what the host needs ------------------------------------------------------
 pkgs=("$qemu_pkg" busybox-static gzip)
 [ "$E2E_RESOLVER" = perf ] && pkgs+=(linux-perf)
-need=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]}"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"; } >&2
-fi
+e2e_need_pkgs "${pkgs[@]}"
 
 vmlinux=$kd/vmlinux
 # fetch_deb PACKAGE: its .deb in $cache/debs. The host's apt is amd64-only,
@@ -154,16 +148,16 @@ phase "inputs ready"
 rm -rf "$work"; mkdir -p "$work/root/bin" "$work/root/e2e" "$work/root/"{proc,sys,dev,tmp}
 root=$work/root
 cp "$busybox" "$root/bin/busybox"
-( cd "$here" && CGO_ENABLED=0 GOARCH=$goarch go build -trimpath -o "$root/bin/e2e-guest" ./e2e/guest &&
-  go build -o "$work/sitelist" ./e2e/sitelist )
+e2e_go_static "$goarch" "$root/bin/e2e-guest" ./e2e/guest
+( cd "$here" && go build -o "$work/sitelist" ./e2e/sitelist )
 # The stand-in does not need btfinline: a tree whose btfinline does not
 # build yet still gets its boot, module and kprobe checks.
-if ! ( cd "$here" && CGO_ENABLED=0 GOARCH=$goarch go build -trimpath -o "$root/bin/btfinline" ./cmd/btfinline ); then
+if ! e2e_go_static "$goarch" "$root/bin/btfinline" ./cmd/btfinline; then
   [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
 cp "$here/e2e/init.sh" "$root/init"
-cp "$here/e2e/btfinline.sh" "$root/e2e/"
+cp "$here/e2e/btfinline.sh" "$here/e2e/guest.sh" "$root/e2e/"
 # resolve names a module after its file: btfi_e2e, whatever the arch.
 cp "$ko" "$root/e2e/btfi_e2e.ko"
 ko=$root/e2e/btfi_e2e.ko
@@ -223,37 +217,23 @@ E2E_SELFTEST=${E2E_SELFTEST:-0}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"
-( cd "$root" && find . | LC_ALL=C sort | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$work/initrd.cpio.gz" )
+e2e_pack "$root" "$work/initrd.cpio.gz"
 phase "initramfs $(du -h "$work/initrd.cpio.gz" | cut -f1)"
 
 # --- boot -------------------------------------------------------------------------
 boot=$SECONDS
-set +e
-timeout --foreground -k 10 "$timeout" "${qemu[@]}" -m "$mem" -smp 1 \
-  -kernel "$vmlinuz" -initrd "$work/initrd.cpio.gz" -nographic -serial stdio -monitor none -no-reboot \
-  -append "console=$console panic=-1 loglevel=4" </dev/null >"$work/console.log" 2>&1
-qrc=$?
-set -e
+qrc=0
+e2e_boot "$timeout" "$mem" "$vmlinuz" "$work/initrd.cpio.gz" "console=$console panic=-1 loglevel=4" \
+  "$work/console.log" "${qemu[@]}" || qrc=$?
 phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
-tr -d '\r' <"$work/console.log" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
-  sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
+e2e_results "$work/console.log" "$work/results.txt"
 grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve)' "$work/results.txt" || true
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym. Reported, not failed
 # (as the other differences of the --running check).
-rt=$(sed -n 's/^E2E kaslr [^=]*=\([0-9a-f][0-9a-f]*\) .*/\1/p' "$work/results.txt")
-if [ -n "$rt" ] && grep -q '^E2E resolve-addr' "$work/results.txt"; then
-  slide=$((0x$rt - 0x$link_text)) moved=0 off=0
-  while read -r _ _ ev name val; do
-    host=$(awk -v ev="$ev" -v n="$name" '$1 == ev { for (i = 3; i <= NF; i++) if (index($i, n "=\\") == 1) { v = $i; sub(/^[^=]*=\\/, "", v); sub(/:.*/, "", v); print v } }' "$root/e2e/vmlinux-resolve.txt")
-    want=$(printf '0x%x' $((host + slide)))
-    if [ "$want" = "$val" ]; then moved=$((moved + 1))
-    else off=$((off + 1)); log "resolve --running: $ev $name=$val; the files say $host, moved by the slide: $want"; fi
-  done < <(grep '^E2E resolve-addr' "$work/results.txt")
-  log "resolve --running vmlinux address immediates: $moved moved by the KASLR slide, $off not"
-fi
+e2e_slide_check "$work/results.txt" "$root/e2e/vmlinux-resolve.txt" "$link_text" || true
 fail=""
 grep -q '^E2E-END' "$work/results.txt" || fail="the guest did not finish (see $work/console.log)"
 grep -qE '^E2E (MISMATCH|UNPAIRED|error)' "$work/results.txt" && fail="mismatches or errors"

@@ -5,7 +5,10 @@
 // and contents. The section's data, a new section-name table when the name
 // is new, and a new section header table are appended at the end; what was
 // appended by an earlier run is reclaimed, so repeated runs do not grow the
-// file.
+// file. An existing allocated (SHF_ALLOC) section is the exception: a
+// segment maps it at its address, so its new bytes go over the old ones and
+// must be exactly as many (kbuild links vmlinux's .BTF.inline with its
+// final size, then has it written this way).
 //
 // The write goes to a temporary file in the same directory, is synced, and
 // is renamed over the original: on any error the original file is untouched.
@@ -337,6 +340,14 @@ func (img *image) set(secs []Section) ([]byte, []Placed, error) {
 	if allSame {
 		return nil, placed, nil
 	}
+	raw, inPlace, err := img.rewriteAllocated(secs, target, placed)
+	if err != nil {
+		return nil, placed, err
+	}
+	if len(inPlace) == len(secs) {
+		return raw, placed, nil
+	}
+	img.raw = raw
 
 	// Which bytes must stay: everything but the section table, the
 	// rewritten sections and (when names are added) the name table.
@@ -360,8 +371,8 @@ func (img *image) set(secs []Section) ([]byte, []Placed, error) {
 		names = append(append(names, sec.Name...), 0)
 	}
 	rewritten := map[int]bool{}
-	for _, t := range target {
-		if t >= 0 {
+	for i, t := range target {
+		if t >= 0 && !inPlace[i] {
 			rewritten[t] = true
 		}
 	}
@@ -405,6 +416,9 @@ func (img *image) set(secs []Section) ([]byte, []Placed, error) {
 	}
 	// Indexes first, so that InfoFrom can name a section added later.
 	for i := range secs {
+		if inPlace[i] {
+			continue
+		}
 		if target[i] < 0 {
 			target[i] = len(shdrs)
 			shdrs = append(shdrs, make([]byte, img.shentsz))
@@ -413,6 +427,9 @@ func (img *image) set(secs []Section) ([]byte, []Placed, error) {
 		index[secs[i].Name] = target[i]
 	}
 	for i, sec := range secs {
+		if inPlace[i] {
+			continue
+		}
 		if sec.Type == 0 {
 			sec.Type = elf.SHT_PROGBITS
 		}
@@ -458,6 +475,50 @@ func (img *image) set(secs []Section) ([]byte, []Placed, error) {
 		return nil, placed, err
 	}
 	return out, placed, nil
+}
+
+// rewriteAllocated writes the new bytes of every existing SHF_ALLOC section
+// among secs over the old ones, in a copy of the image. Such a section is
+// where a segment maps it (vmlinux's .BTF.inline, linked between
+// __start_BTF_inline and __stop_BTF_inline, is read by the running kernel
+// at its link address), so it is never moved and its header never changes:
+// the new contents must have exactly the old size. inPlace[i] says secs[i]
+// is such a section, written or already holding its bytes.
+func (img *image) rewriteAllocated(secs []Section, target []int, placed []Placed) ([]byte, map[int]bool, error) {
+	raw := img.raw
+	copied := false
+	inPlace := map[int]bool{}
+	for i, sec := range secs {
+		if target[i] < 0 {
+			continue
+		}
+		s := img.sections[target[i]]
+		if s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		if placed[i].Unchanged {
+			inPlace[i] = true
+			continue
+		}
+		if s.Type == elf.SHT_NOBITS {
+			return nil, nil, &Error{Offset: int64(img.shoff) + int64(target[i]*img.shentsz),
+				Msg: fmt.Sprintf("section %s is SHT_NOBITS and allocated: it has no bytes to rewrite", sec.Name)}
+		}
+		if uint64(len(sec.Data)) != s.Size {
+			return nil, nil, &Error{Offset: int64(s.Offset),
+				Msg: fmt.Sprintf("section %s is allocated (address %#x, %d bytes): it is rewritten in place and cannot take %d bytes", sec.Name, s.Addr, s.Size, len(sec.Data))}
+		}
+		if s.Offset > uint64(len(raw)) || s.Size > uint64(len(raw))-s.Offset {
+			return nil, nil, &Error{Offset: int64(s.Offset), Msg: fmt.Sprintf("section %q past the end of the file", s.Name)}
+		}
+		if !copied {
+			raw, copied = append([]byte(nil), img.raw...), true
+		}
+		copy(raw[s.Offset:], sec.Data)
+		inPlace[i] = true
+		placed[i].Offset = s.Offset
+	}
+	return raw, inPlace, nil
 }
 
 // putShnum writes e_shoff and e_shnum, using the extended form in section

@@ -277,3 +277,82 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// TestAllocatedInPlace: an existing allocated section is rewritten where
+// its segment maps it (the program then prints the new bytes from its
+// loaded image), never moved; another size is refused with the file
+// untouched.
+func TestAllocatedInPlace(t *testing.T) {
+	p := copyFixture(t, "linked")
+	orig, _ := os.ReadFile(p)
+	f, err := elf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *f.Section(".BTF.inline")
+	f.Close()
+	data := []byte("the bytes encode wrote in place!")
+	res, err := SetSection(p, ".BTF.inline", data, Options{Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Replaced || res.Unchanged {
+		t.Fatalf("result %+v", res)
+	}
+	now, _ := os.ReadFile(p)
+	if len(now) != len(orig) {
+		t.Fatalf("file size %d, was %d", len(now), len(orig))
+	}
+	for i := range now {
+		in := uint64(i) >= old.Offset && uint64(i) < old.Offset+old.Size
+		if !in && now[i] != orig[i] {
+			t.Fatalf("byte %#x outside the section changed", i)
+		}
+	}
+	if !bytes.Equal(now[old.Offset:old.Offset+old.Size], data) {
+		t.Fatal("section does not hold the new bytes")
+	}
+	if out, err := exec.Command(p).Output(); err == nil {
+		if string(out) != string(data)+"\n" {
+			t.Errorf("loaded image holds %q", out)
+		}
+	} else {
+		t.Logf("fixture does not run here: %v", err)
+	}
+	for _, n := range []int{len(data) - 1, len(data) + 1} {
+		_, err := SetSection(p, ".BTF.inline", bytes.Repeat([]byte{7}, n), Options{Replace: true})
+		if err == nil || !strings.Contains(err.Error(), "allocated") || !strings.Contains(err.Error(), p) {
+			t.Errorf("%d bytes into %d: %v", n, len(data), err)
+		}
+		if b, _ := os.ReadFile(p); !bytes.Equal(b, now) {
+			t.Fatal("refused rewrite changed the file")
+		}
+	}
+	// With a new non-allocated section in the same rewrite, the allocated
+	// one still stays where it is.
+	raw, _ := os.ReadFile(p)
+	out, placed, err := BuildSections(raw, []Section{
+		{Name: ".BTF.inline", Data: bytes.Repeat([]byte("z"), len(data)), Replace: true},
+		{Name: ".note.extra", Data: []byte("x")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if placed[0].Offset != old.Offset {
+		t.Errorf("allocated section placed at %#x, was %#x", placed[0].Offset, old.Offset)
+	}
+	g, err := elf.NewFile(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.Section(".BTF.inline")
+	if s.Offset != old.Offset || s.Addr != old.Addr || s.Flags != old.Flags {
+		t.Errorf("header changed: %+v, was %+v", s.SectionHeader, old.SectionHeader)
+	}
+	if b, _ := s.Data(); !bytes.Equal(b, bytes.Repeat([]byte("z"), len(data))) {
+		t.Errorf("holds %q", b)
+	}
+	if g.Section(".note.extra") == nil {
+		t.Error("new section missing")
+	}
+}

@@ -1,0 +1,80 @@
+# e2e/lib.sh: the host side of booting a kernel under qemu with an
+# initramfs of busybox and static Go programs, shared by e2e/run.sh (the
+# Debian kernel) and scripts/check-kbuild (a kernel built with the kbuild
+# series). Sourced (bash); "here" must name the repository.
+
+# The test module's inlined functions (testdata/kmod/btfi_e2e.c) whose
+# sites are probed, the values written to /proc/btfi_e2e to run every
+# caller, and its module parameter.
+e2e_module_funcs="btfi_add3 btfi_stack btfi_spill btfi_deref btfi_fields btfi_konst btfi_wide btfi_outer btfi_inner btfi_frame"
+e2e_triggers="5 0x1234 0xfffffff0 123456789"
+e2e_seed=4242
+
+# e2e_log MSG...: a progress line on stderr, prefixed by $e2e_tag.
+e2e_log() { printf '%s: %s\n' "${e2e_tag:-e2e}" "$*" >&2; }
+
+# e2e_need_pkgs PKG...: install the Debian packages that are missing.
+e2e_need_pkgs() {
+  local need=() p sudo=""
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need+=("$p")
+  done
+  [ ${#need[@]} -gt 0 ] || return 0
+  e2e_log "installing ${need[*]}"
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"; } >&2
+}
+
+# e2e_go_static GOARCH OUT PKG: a static build of a command of the module.
+e2e_go_static() {
+  ( cd "$here" && CGO_ENABLED=0 GOARCH=$1 go build -trimpath -o "$2" "$3" )
+}
+
+# e2e_pack ROOT OUT: ROOT as a gzipped newc initramfs, files in name order.
+e2e_pack() {
+  ( cd "$1" && find . | LC_ALL=C sort | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$2" )
+}
+
+# e2e_boot TIMEOUT MEM KERNEL INITRD APPEND LOG QEMU...: boot under qemu
+# (one CPU, serial console on LOG, no reboot) and return qemu's status;
+# killed after TIMEOUT seconds.
+e2e_boot() {
+  local timeout=$1 mem=$2 kernel=$3 initrd=$4 append=$5 log=$6 rc=0
+  shift 6
+  timeout --foreground -k 10 "$timeout" "$@" -m "$mem" -smp 1 \
+    -kernel "$kernel" -initrd "$initrd" -nographic -serial stdio -monitor none -no-reboot \
+    -append "$append" </dev/null >"$log" 2>&1 || rc=$?
+  return $rc
+}
+
+# e2e_results LOG OUT: the guest's result lines, E2E-BEGIN to E2E-END.
+e2e_results() {
+  tr -d '\r' <"$1" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
+    sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$2"
+}
+
+# e2e_slide_check RESULTS HOSTFILE LINK_TEXT: every address immediate the
+# guest's resolve --running gave for vmlinux (RESULTS' "E2E resolve-addr"
+# lines) must be the one of HOSTFILE (resolved from the files) moved by
+# the KASLR slide: the running text symbol ("E2E kaslr SYM=ADDR") minus
+# its link-time address LINK_TEXT. Logs each that is not, and the counts;
+# fails when any is not.
+e2e_slide_check() {
+  local rt slide moved=0 off=0 ev name val host want
+  rt=$(sed -n 's/^E2E kaslr [^=]*=\([0-9a-f][0-9a-f]*\)\( .*\)\{0,1\}$/\1/p' "$1")
+  if [ -z "$rt" ] && grep -q '^E2E resolve-addr' "$1"; then
+    e2e_log "resolve --running: address immediates, but no running text address (E2E kaslr SYM=ADDR) to check them with"
+    return 1
+  fi
+  if [ -n "$rt" ] && grep -q '^E2E resolve-addr' "$1"; then
+    slide=$((0x$rt - 0x$3))
+    while read -r _ _ ev name val; do
+      host=$(awk -v ev="$ev" -v n="$name" '$1 == ev { for (i = 3; i <= NF; i++) if (index($i, n "=\\") == 1) { v = $i; sub(/^[^=]*=\\/, "", v); sub(/:.*/, "", v); print v } }' "$2")
+      want=$(printf '0x%x' $((host + slide)))
+      if [ "$want" = "$val" ]; then moved=$((moved + 1))
+      else off=$((off + 1)); e2e_log "resolve --running: $ev $name=$val; the files say $host, moved by the slide: $want"; fi
+    done < <(grep '^E2E resolve-addr' "$1")
+    e2e_log "resolve --running vmlinux address immediates: $moved moved by the KASLR slide, $off not"
+  fi
+  [ "$off" = 0 ]
+}

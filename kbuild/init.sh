@@ -1,0 +1,89 @@
+#!/bin/busybox sh
+# /init of the VM of scripts/check-kbuild: the kernel built with the kbuild
+# series, which serves its own inline BTF. btfinline runs with --running
+# only: /sys/kernel/btf and /proc/kallsyms, no .inline file in the
+# initramfs. Results between E2E-BEGIN and E2E-END on the serial console;
+# the host turns them into an exit code.
+. /e2e/guest.sh
+e2e_guest_begin
+echo "E2E kernel $(uname -r)"
+echo "E2E kaslr _text=$(grep ' _text$' /proc/kallsyms | cut -d' ' -f1)"
+for m in $KB_MODULES; do
+	insmod "/e2e/$m.ko" || echo "E2E error insmod $m"
+done
+e2e_trace_start
+echo 1 >$T/tracing_on
+insmod /e2e/btfi_e2e.ko seed="$E2E_SEED" || echo "E2E error insmod btfi_e2e failed"
+
+# What the kernel serves, for the host to compare with the built files.
+echo "E2E btf $(ls /sys/kernel/btf | tr '\n' ' ')"
+for f in /sys/kernel/btf/*.inline; do
+	[ -f "$f" ] && echo "E2E sysfs ${f##*/} $(wc -c <"$f") $(sha256sum <"$f" | cut -d' ' -f1)"
+done
+dmesg | grep 'BTF' | sed 's/^/E2E dmesg /'
+# For kbuild/README.md: the files as the kernel lists them, and one
+# function of vmlinux and one of the test module from --running alone.
+ls -l /sys/kernel/btf/vmlinux.inline /sys/kernel/btf/btfi_e2e.inline | sed 's/^/E2E show /'
+btfinline resolve btfi_add3 --running --module btfi_e2e 2>&1 | head -n 12 | sed 's/^/E2E show /'
+
+# The sites of vmlinux and of each module from --running: the same lines
+# as from the files on the host but for the address column (runtime,
+# KASLR-moved, there). --traceable: every site the files keep, and those
+# the rules that need the ELF (jump-label, static-call and BUG() sites)
+# would drop.
+for m in vmlinux $KB_MODULES btfi_e2e; do
+	for t in all traceable; do
+		opt=""
+		[ $t = traceable ] && opt=--traceable
+		if ! btfinline sites --running $opt --module "$m" >/tmp/s.txt 2>/tmp/s.err; then
+			echo "E2E error sites --running $opt --module $m: $(head -n 3 /tmp/s.err)"
+			continue
+		fi
+		grep '^0x' /tmp/s.txt | cut -d' ' -f2- | sort >/tmp/s.n
+		grep '^0x' "/e2e/sites-$t-$m.txt" | cut -d' ' -f2- | sort >/tmp/h.n
+		echo "E2E sites --running $t $m: $(wc -l </tmp/s.n) sites, $(comm -13 /tmp/h.n /tmp/s.n | wc -l) more and $(comm -23 /tmp/h.n /tmp/s.n | wc -l) fewer than from the files"
+		comm -3 /tmp/h.n /tmp/s.n | head -3 | sed "s/^/E2E sites-diff $t $m /"
+	done
+done
+
+# vmlinux functions through resolve --running (e2e/guest.sh), then each
+# line set against the host's: the same, or without some %sp-based
+# arguments (frame-base ones need the files' CFI, which the running kernel
+# does not publish), or a probe only --running gives (a rule that needs
+# the ELF: jump-label, static-call, BUG() sites); anything else is bad.
+# Address immediates are masked (/tmp/v?.n): the host checks that they
+# moved by the KASLR slide.
+e2e_vmlinux_running /e2e/vmlinux-resolve.txt
+awk '
+	function args(line, a,   n, f, i) { n = split(line, f, " "); for (i = 3; i <= n; i++) a[f[i]] = 1 }
+	NR == FNR { if ($1 ~ /^p:/) host[$1] = $0; next }
+	$1 ~ /^p:/ {
+		seen[$1] = 1
+		if (!($1 in host)) { only++; if (only <= 5) print "E2E resolve-only running: " $0; next }
+		if (host[$1] == $0) { same++; next }
+		delete h; delete g; args(host[$1], h); args($0, g); ok = 1
+		for (k in g) if (!(k in h)) ok = 0
+		for (k in h) if (!(k in g) && k !~ /\(%sp\):|=%sp:/) ok = 0
+		if (ok) frame++; else { bad++; if (bad <= 5) print "E2E resolve-bad host: " host[$1] " running: " $0 }
+	}
+	END {
+		for (k in host) if (!(k in seen)) { bad++; if (bad <= 5) print "E2E resolve-bad only in the files: " host[k] }
+		printf "E2E resolve-check vmlinux: %d the same, %d without frame-base arguments, %d only from --running, %d bad\n", same, frame, only, bad
+	}' /tmp/vh.n /tmp/vr.n
+echo >$T/kprobe_events
+
+# The test module: every site placed by resolve --running, the fetched
+# values compared with what the module prints.
+: >/tmp/probes.txt
+for f in $E2E_FUNCS; do
+	btfi_resolve "$f" btfi_e2e >>/tmp/probes.txt || echo "E2E error resolve --running $f"
+done
+grep '^p:' /tmp/probes.txt >/tmp/p && mv /tmp/p /tmp/probes.txt
+e2e_fire_and_check /tmp/probes.txt /tmp/probes.txt
+rmmod btfi_e2e
+
+# The kernel as judge of the sites --traceable kept (a sample).
+[ -s /e2e/judge.txt ] && e2e-guest judge -batch 256 -traceable /e2e/judge.txt -textsym _text -text "$KB_LINK_TEXT" /e2e/judge.txt
+echo "E2E-END"
+# No ACPI in this kernel: a reset ends qemu (-no-reboot).
+reboot -f
