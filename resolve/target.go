@@ -24,6 +24,11 @@ type Options struct {
 	// NoInline lets an ELF without .BTF.inline open (Spec is then its
 	// .BTF); for "stats" without inline sites.
 	NoInline bool
+	// Inline, with Running and no File: the object's .BTF.inline from
+	// this file instead of /sys/kernel/btf/MODULE.inline (kernels that do
+	// not publish one); base BTF and addresses still come from the
+	// running kernel.
+	Inline string
 }
 
 // Target is an opened object: its inline BTF, where its sections are, its
@@ -414,8 +419,11 @@ func openRunning(o Options) (*Target, error) {
 		}
 	}
 	inl := sys.BTFPath(mod + ".inline")
+	if o.Inline != "" {
+		inl = o.Inline
+	}
 	if t.Spec, err = btf.LoadFile(inl, main); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) && o.Inline == "" {
 			return nil, fmt.Errorf("%s does not exist: the running kernel has no inline BTF for %s (CONFIG_DEBUG_INFO_BTF_INLINE, or load btf_vmlinux_inline)", inl, mod)
 		}
 		return nil, err
