@@ -47,6 +47,7 @@ type vm struct {
 	stack   []uint64
 	calls   map[int32]int
 	steps   int
+	atomics int
 }
 
 const (
@@ -287,6 +288,25 @@ func (v *vm) run(prog []byte, ctx []byte) (uint64, error) {
 				}
 			}
 		case 0x01, 0x02, 0x03: // LDX, ST, STX
+			if op == 0xdb || op == 0xc3 { // atomic add (imm BPF_ADD)
+				if imm != 0 {
+					return 0, fmt.Errorf("pc %d: atomic op %#x not implemented", pc, imm)
+				}
+				size := 8
+				if op == 0xc3 {
+					size = 4
+				}
+				a := r[dst] + uint64(int64(off))
+				x, err := v.load(a, size)
+				if err == nil {
+					err = v.store(a, size, x+r[src])
+				}
+				if err != nil {
+					return 0, fmt.Errorf("pc %d: %w", pc, err)
+				}
+				v.atomics++
+				continue
+			}
 			if op&0xe0 != 0x60 {
 				return 0, fmt.Errorf("pc %d: memory mode %#x not implemented", pc, op)
 			}

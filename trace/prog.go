@@ -130,11 +130,7 @@ func buildProgram(c progConfig) (asm.Instructions, error) {
 	// Hits per site.
 	done := g.fresh("counted")
 	lookup(c.fds.counts, stackSite, asm.R0, done)
-	g.emit(
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-	)
+	g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreXAdd(asm.R0, asm.R1, asm.DWord))
 	g.mark(done)
 	switch c.mode {
 	case ModeEvents:
@@ -299,11 +295,7 @@ func (c progConfig) event(g *gen, lookup lookupFunc, exit string) {
 	)
 	g.jump(asm.JEq.Imm(asm.R0, 0, ""), exit)
 	lookup(c.fds.stats, stackZero, asm.R0, exit)
-	g.emit(
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-	)
+	g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreXAdd(asm.R0, asm.R1, asm.DWord))
 }
 
 // histogram counts the hit in its site's bucket of word c.hist.
@@ -347,9 +339,5 @@ func (c progConfig) histogram(g *gen, lookup lookupFunc, exit string) {
 		asm.StoreMem(asm.RFP, stackKey, asm.R1, asm.Word),
 	)
 	lookup(c.fds.hist, stackKey, asm.R0, exit)
-	g.emit(
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-	)
+	g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreXAdd(asm.R0, asm.R1, asm.DWord))
 }

@@ -50,9 +50,9 @@ func newHarness(t *testing.T, arch resolve.Arch, cfg progConfig, nsites int) *ha
 	h.sites = h.vm.addMap(fdSites, "array", 4, cfg.specSize(), nsites)
 	h.vm.addMap(fdScratch, "percpu", 4, scratchEvent+cfg.eventSize(), 1)
 	h.ring = h.vm.addMap(fdRing, "ringbuf", 0, 0, 0)
-	h.counts = h.vm.addMap(fdCounts, "percpu", 4, 8, nsites)
-	h.stats = h.vm.addMap(fdStats, "percpu", 4, 8, 2)
-	h.hist = h.vm.addMap(fdHist, "percpu", 4, 8, nsites*HistBuckets)
+	h.counts = h.vm.addMap(fdCounts, "array", 4, 8, nsites)
+	h.stats = h.vm.addMap(fdStats, "array", 4, 8, 1)
+	h.hist = h.vm.addMap(fdHist, "array", 4, 8, nsites*HistBuckets)
 	return h
 }
 
