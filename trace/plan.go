@@ -43,17 +43,17 @@ type site struct {
 
 // probePlan is everything one probe needs to be built and printed.
 type probePlan struct {
-	probe   Probe
-	object  string
-	arch    resolve.Arch
-	spec    *btf.Spec
-	result  *resolve.Result
-	params  []param
-	fields  []field
-	layout  layout
-	types   []wordType
-	strs    []int // string k reads behind word strs[k]
-	sites   []site
+	probe  Probe
+	object string
+	arch   resolve.Arch
+	spec   *btf.Spec
+	result *resolve.Result
+	params []param
+	fields []field
+	layout layout
+	types  []wordType
+	strs   []int // string k reads behind word strs[k]
+	sites  []site
 	// hiPaths: the paths of second words of 9-16 byte members.
 	hiPaths []hiPath
 	filter  *Filter // bound to this probe's words
