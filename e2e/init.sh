@@ -75,6 +75,13 @@ e2e-guest check /tmp/all-probes.txt /tmp/trace.txt
 echo 0 >$T/events/inline/enable
 echo 0 >$T/events/printk/console/enable
 echo >$T/kprobe_events
+# btfinline trace (e2e/trace.sh): the module's functions against printk,
+# and the cost of a hit.
+if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
+	. /e2e/trace.sh
+	trace_module
+	trace_overhead
+fi
 rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E module phase ended at $t1 s of uptime"
@@ -105,6 +112,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
 	e2e-guest probe /tmp/vr.txt | grep -v '^E2E probe '
 	echo >$T/kprobe_events
 fi
+
+# btfinline trace on every place of a hot vmlinux function.
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_vmlinux
 
 # The kernel as judge of traceability.
 oracle=""

@@ -144,7 +144,7 @@ if ! ( cd "$here" && CGO_ENABLED=0 GOARCH=$goarch go build -trimpath -o "$root/b
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
 cp "$here/e2e/init.sh" "$root/init"
-cp "$here/e2e/btfinline.sh" "$root/e2e/"
+cp "$here/e2e/btfinline.sh" "$here/e2e/trace.sh" "$root/e2e/"
 # resolve names a module after its file: btfi_e2e, whatever the arch.
 cp "$ko" "$root/e2e/btfi_e2e.ko"
 ko=$root/e2e/btfi_e2e.ko
@@ -201,6 +201,9 @@ E2E_BATCH=${E2E_BATCH:-256}
 E2E_TEXT_SYM=$text_sym
 E2E_LINK_TEXT=$link_text
 E2E_SELFTEST=${E2E_SELFTEST:-0}
+E2E_TRACE=${E2E_TRACE:-1}
+E2E_LOOP=${E2E_LOOP:-20000}
+E2E_HOT=${E2E_HOT:-__list_del_entry}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"
@@ -220,7 +223,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 # --- verdict ----------------------------------------------------------------------
 tr -d '\r' <"$work/console.log" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
   sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
-grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|hot|kprobes-left|register)' "$work/results.txt" || true
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym. Reported, not failed
 # (as the other differences of the --running check).
@@ -247,6 +250,30 @@ else
   [ "$probed" = "$expect" ] || fail=${fail:-"$probed sites probed, the module has $expect"}
   [ "$probed" = "$hitn" ] || fail=${fail:-"$((probed - hitn)) probed sites never fired"}
   [ "${matched:-0}" -gt 0 ] || fail=${fail:-"no argument matched"}
+fi
+# btfinline trace: every value equal to printk, one event per call, no
+# event lost, per-place counts equal to kprobe_profile's, no kprobe left.
+if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
+  ts=$(grep '^E2E trace summary' "$work/results.txt" || true)
+  if [ -z "$ts" ]; then fail=${fail:-"no trace summary"}
+  else
+    for k in mismatched extra missing; do
+      v=$(sed -n "s/.* $k=\([0-9]*\).*/\1/p" <<<"$ts")
+      [ "$v" = 0 ] || fail=${fail:-"btfinline trace: $k=$v"}
+    done
+    v=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$ts")
+    [ "${v:-0}" -gt 0 ] || fail=${fail:-"btfinline trace: no value matched"}
+  fi
+  grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$work/results.txt" | grep -vq ' 0 lost' &&
+    fail=${fail:-"btfinline trace lost events"}
+  grep -q '^E2E trace exit [1-9]' "$work/results.txt" && fail=${fail:-"btfinline trace exited with an error"}
+  grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && fail=${fail:-"kprobes left behind after btfinline trace"}
+  cs=$(grep '^E2E count summary' "$work/results.txt" || true)
+  if [ -z "$cs" ]; then fail=${fail:-"no count comparison"}
+  else
+    [ "$(sed -n 's/.* differ=\([0-9]*\).*/\1/p' <<<"$cs")" = 0 ] || fail=${fail:-"per-place counts differ from kprobe_profile"}
+    [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || fail=${fail:-"no place of the hot function was hit"}
+  fi
 fi
 if [ "${E2E_STRICT_JUDGE:-1}" != 0 ]; then
   fp=$(sed -n 's/^E2E judge oracle traceable=yes kernel=refused: \([0-9]*\).*/\1/p' "$work/results.txt")

@@ -139,6 +139,9 @@ func planProbe(p Probe, t *resolve.Target, r *resolve.Result, extra []string, o 
 		if err != nil {
 			return nil, err
 		}
+		if _, err := pl.paramIndex(a.Path[0]); err != nil {
+			continue // not an argument: the filter may know it as a constant
+		}
 		if err := pl.addField(a, true, false); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
