@@ -29,6 +29,7 @@ type traceOptions struct {
 	stack    bool
 	hex      bool
 	ringSize int
+	keepOpt  bool
 	sysRoot  string
 }
 
@@ -69,7 +70,10 @@ SOURCES:
 Places the kernel will not probe (kprobe blacklist, notrace, jump labels, init
 text, ...) are skipped with the reason on stderr; the rest are traced.
 Nothing is attached at an address that was not derived from matching BTF and
-symbols.
+symbols. While 64 or more places are attached or detached, kprobe jump
+optimization (/proc/sys/debug/kprobes-optimization) is paused: the kernel
+would otherwise run an optimizer round, which holds the kprobe mutex across
+an RCU grace period, after every single kprobe (--keep-optprobes: do not).
 
 OUTPUT:
     one line per hit:  TIME CPU PID COMM PLACE FUNC(name=value, ...)
@@ -130,7 +134,7 @@ behind.`,
 		err := trace.Run(ctx, trace.Options{
 			Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: resolve.System{Root: o.sysRoot},
 			JSON: o.json, Filter: o.filter, Count: o.count, Hist: o.hist, By: o.by, Interval: o.interval,
-			Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize,
+			Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt,
 			Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
 		})
 		var nf *resolve.NotFoundError
@@ -170,6 +174,7 @@ func init() {
 	f.BoolVar(&traceOpts.stack, "stack", false, "print the kernel stack of each hit")
 	f.BoolVar(&traceOpts.hex, "hex", false, "print every integer in hex")
 	f.IntVar(&traceOpts.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
+	f.BoolVar(&traceOpts.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
 	f.StringVar(&traceOpts.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
 	_ = f.MarkHidden("sys-root")
 	addCommand(traceCmd)

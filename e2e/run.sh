@@ -204,6 +204,10 @@ E2E_SELFTEST=${E2E_SELFTEST:-0}
 E2E_TRACE=${E2E_TRACE:-1}
 E2E_LOOP=${E2E_LOOP:-20000}
 E2E_HOT=${E2E_HOT:-__list_del_entry}
+E2E_PROFILE=${E2E_PROFILE:-0}
+E2E_KEEP_OPT=${E2E_KEEP_OPT:-0}
+E2E_HOT_EVENTS=${E2E_HOT_EVENTS:-0}
+E2E_RATE_LOOP=${E2E_RATE_LOOP:-100000}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"
@@ -223,7 +227,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 # --- verdict ----------------------------------------------------------------------
 tr -d '\r' <"$work/console.log" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
   sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
-grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|hot|kprobes-left|register)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|profile)' "$work/results.txt" || true
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym. Reported, not failed
 # (as the other differences of the --running check).

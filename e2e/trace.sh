@@ -37,7 +37,7 @@ trace_stop() {
 	_rc=$?
 	echo "E2E trace exit $_rc"
 	[ $_rc = 0 ] || echo "E2E error btfinline trace exited with $_rc"
-	sed 's/^/E2E trace-stderr /' "$1"
+	grep -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]: [0-9]* events' "$1" | sed 's/^/E2E trace-stderr /'
 	TRACE_PID=""
 }
 
@@ -96,7 +96,43 @@ trace_overhead() {
 	sleep 1
 	trace_stop /tmp/he.err
 	echo "E2E overhead n=$n untraced_ns=$base,$base2 count_ns=$counted events_ns=$events events=$(grep -c '"func"' /tmp/he.json)"
+	# The event rate this one-CPU machine sustains, producing and reading:
+	# a burst that fits the ring buffer (8 MiB, 80 bytes an event), timed
+	# until the reader has printed every event (text, to /dev/null).
+	m=${E2E_RATE_LOOP:-100000}
+	trace_start /dev/null /tmp/hr.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --interval 100ms || return
+	t0=$(now)
+	rate=$(loop_ns "$m")
+	t1=$(now)
+	_i=0
+	while ! grep -q ": $m events" /tmp/hr.err && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	t2=$(now)
+	trace_stop /tmp/hr.err
+	echo "E2E rate n=$m loop_ns=$rate produced=$(secs "$t0" "$t1") read=$(secs "$t0" "$t2") $(grep -E '^[0-9]+ hits' /tmp/hr.err)"
 	kprobes_left overhead
+}
+
+# profile_attach FUNC: where the kernel spends the time of one kprobe
+# attachment and detachment (function_graph, E2E_PROFILE=1).
+profile_attach() {
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	for f in ${E2E_PROFILE_GRAPH:-__x64_sys_perf_event_open __arm64_sys_perf_event_open ____fput}; do
+		echo "$f" >>$T/set_graph_function 2>/dev/null
+	done
+	echo "${E2E_PROFILE_DEPTH:-5}" >$T/max_graph_depth
+	echo function_graph >$T/current_tracer || { echo "E2E profile: no function_graph tracer"; return; }
+	# A tracer's options exist while it is the current tracer.
+	echo funcgraph-tail >$T/trace_options
+	echo 1 >$T/tracing_on
+	trace_start /tmp/pa.json /tmp/pa.err "$1" --count --json --keep-optprobes || return
+	trace_stop /tmp/pa.err
+	echo 0 >$T/tracing_on
+	# The calls of at least 100 us, with their callers' nesting.
+	grep -E '[0-9]+\.[0-9]+ us' $T/trace | awk '{ for (i = 1; i <= NF; i++) if ($i == "us") { d = $(i-1); break } } d + 0 >= 100' | head -n "${E2E_PROFILE_LINES:-120}" | sed 's/^/E2E profile /'
+	echo nop >$T/current_tracer
+	echo >$T/set_graph_function
+	echo >$T/trace
 }
 
 # Every place of a hot vmlinux function: attach time against kprobe_events
@@ -108,7 +144,17 @@ trace_vmlinux() {
 	fn=${E2E_HOT:-__list_del_entry}
 	"$BTFINLINE" resolve "$fn" --running --format kprobe | grep '^p:' >/tmp/hot.txt
 	echo "E2E hot $fn places=$(wc -l </tmp/hot.txt)"
-	# Ours first, alone: attach (arming every kprobe) and detach.
+	[ "${E2E_PROFILE:-0}" = 1 ] && profile_attach "${E2E_PROFILE_FUNC:-kref_get}"
+	# Ours first, alone: attach (arming every kprobe) and detach; with
+	# E2E_KEEP_OPT=1 again with kprobe jump optimization left on.
+	if [ "${E2E_KEEP_OPT:-0}" = 1 ]; then
+		t0=$(now)
+		trace_start /tmp/hk.json /tmp/hk.err "$fn" --count --json --keep-optprobes || return
+		t1=$(now)
+		trace_stop /tmp/hk.err
+		t2=$(now)
+		echo "E2E attach btfinline-keep-optprobes places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2")"
+	fi
 	t0=$(now)
 	trace_start /tmp/ha.json /tmp/ha.err "$fn" --count --json || return
 	t1=$(now)
@@ -130,7 +176,10 @@ trace_vmlinux() {
 	e2e-guest register /tmp/hot.txt >/dev/null
 	echo 1 >$T/events/inline/enable
 	echo 0 >$KP/enabled
+	t0=$(now)
 	trace_start /tmp/hp.json /tmp/hp.err "$fn" --count --json || return
+	t1=$(now)
+	echo "E2E attach btfinline-disarmed places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1")"
 	cat $T/kprobe_profile >/tmp/prof0
 	echo 1 >$KP/enabled
 	for i in 1 2 3 4 5 6 7 8; do
@@ -145,10 +194,16 @@ trace_vmlinux() {
 	e2e-guest countcheck /tmp/prof0 /tmp/prof1 /tmp/hp.json
 	echo 0 >$T/events/inline/enable
 	echo >$T/kprobe_events
-	# Every event of a small workload, none lost.
-	trace_start /tmp/hv.json /tmp/hv.err "$fn" --json || return
-	for i in 1 2 3 4; do ls -l / /proc >/dev/null; done
-	trace_stop /tmp/hv.err
-	echo "E2E hot events $(grep -c '"func"' /tmp/hv.json)"
 	kprobes_left vmlinux
+	# E2E_HOT_EVENTS=1: every event of one process's work, none lost.
+	[ "${E2E_HOT_EVENTS:-0}" = 1 ] || return
+	rm -f /tmp/go; mkfifo /tmp/go
+	( read -r _ </tmp/go; exec ls -lR /sys/class /proc/self >/dev/null 2>&1 ) &
+	wpid=$!
+	trace_start /tmp/hv.json /tmp/hv.err "$fn" --json --pid "$wpid" || return
+	echo go >/tmp/go
+	wait "$wpid"
+	trace_stop /tmp/hv.err
+	echo "E2E hot events $(grep -c '"func"' /tmp/hv.json) of pid $wpid"
+	kprobes_left vmlinux-events
 }

@@ -22,7 +22,8 @@ type region struct {
 	name   string
 	base   uint64
 	data   []byte
-	kernel bool // readable only through the probe-read helpers
+	kernel   bool // readable only through the probe-read helpers
+	readOnly bool // the context: loads yes, stores no
 }
 
 type fakeMap struct {
@@ -104,7 +105,7 @@ func (v *vm) store(addr uint64, n int, x uint64) error {
 	if err != nil {
 		return err
 	}
-	if r.kernel {
+	if r.kernel || r.readOnly {
 		return fmt.Errorf("store to %s", r.name)
 	}
 	putN(r.data[o:], n, x)
@@ -142,7 +143,7 @@ func (v *vm) probeRead(dst uint64, n int, src uint64) (uint64, error) {
 const efault = ^uint64(13) // -14
 
 func (v *vm) run(prog []byte, ctx []byte) (uint64, error) {
-	v.regions = append(v.regions, &region{name: "ctx", base: vmCtx, data: ctx, kernel: true})
+	v.regions = append(v.regions, &region{name: "ctx", base: vmCtx, data: ctx, readOnly: true})
 	stack := v.addRegion(&region{name: "stack", base: vmStack, data: make([]byte, 512)})
 	defer func() {
 		v.regions = v.regions[:len(v.regions)-2]

@@ -62,11 +62,9 @@ const (
 	// StackFrames is the depth of --stack.
 	StackFrames = 32
 
-	// The per-CPU scratch value: the copy of pt_regs, a load buffer, and
-	// the event being built.
-	scratchRegs  = 0
-	scratchTmp   = 256
-	scratchEvent = 264
+	// The per-CPU scratch value: a load buffer and the event being built.
+	scratchTmp   = 0
+	scratchEvent = 8
 )
 
 // Step is one step of a word's fetch.

@@ -33,10 +33,17 @@ type Options struct {
 	// least a page); 0: 8 MiB.
 	RingSize int
 	Out, Err io.Writer
+	// KeepOptprobes leaves kprobe jump optimization on while attaching
+	// and detaching PauseOptprobesAt or more places (see pauseOptprobes).
+	KeepOptprobes bool
 	// Attached, if set, is called once every site is attached, with the
 	// time attaching took (tests and the e2e harness).
 	Attached func(sites int, took time.Duration)
 }
+
+// PauseOptprobesAt is the number of places from which attaching pauses
+// kprobe jump optimization.
+const PauseOptprobesAt = 64
 
 func (o *Options) mode() Mode {
 	switch {

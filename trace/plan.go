@@ -412,9 +412,29 @@ func (pp *probePlan) program(pl *plan, fds mapFDs) (asm.Instructions, error) {
 		return nil, err
 	}
 	insns, err := buildProgram(progConfig{layout: pp.layout, regs: regs, types: pp.types, strs: pp.strs,
-		filter: pp.filter, tgid: pl.tgid, mode: pl.mode, hist: pp.hist, fds: fds})
+		fetch: pp.fetched(pl.mode), filter: pp.filter, tgid: pl.tgid, mode: pl.mode, hist: pp.hist, fds: fds})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pp.probe, err)
 	}
 	return insns, nil
+}
+
+// fetched says which words the program of mode must read: all for
+// events; for --count and --hist those the filter and the histogram use.
+func (pp *probePlan) fetched(m Mode) []bool {
+	if m == ModeEvents {
+		return nil
+	}
+	need := make([]bool, pp.layout.words)
+	if pp.filter != nil {
+		pp.filter.root.walk(func(a *atom) {
+			if a.bound && a.word < len(need) {
+				need[a.word] = true
+			}
+		})
+	}
+	if m == ModeHist && pp.hist < len(need) {
+		need[pp.hist] = true
+	}
+	return need
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/cilium/ebpf/asm"
 )
@@ -44,7 +45,10 @@ type progConfig struct {
 	layout
 	regs   ptRegs
 	types  []wordType // per word
-	strs   []int      // per string: the word holding the pointer
+	// fetch says which words the program reads (nil: all): --count and
+	// --hist read only what the filter and the histogram need.
+	fetch []bool
+	strs  []int // per string: the word holding the pointer
 	filter *Filter    // bound; nil for none
 	tgid   uint32     // 0: every process
 	mode   Mode
@@ -76,8 +80,8 @@ func buildProgram(c progConfig) (asm.Instructions, error) {
 	if len(c.types) != c.words {
 		return nil, fmt.Errorf("%d word types for %d words", len(c.types), c.words)
 	}
-	if c.regs.size > scratchTmp {
-		return nil, fmt.Errorf("pt_regs of %d bytes does not fit the scratch buffer", c.regs.size)
+	if len(c.fetch) != 0 && len(c.fetch) != c.words {
+		return nil, fmt.Errorf("fetch flags for %d of %d words", len(c.fetch), c.words)
 	}
 	g := newGen()
 	const exit = "exit"
@@ -104,25 +108,33 @@ func buildProgram(c progConfig) (asm.Instructions, error) {
 			g.emit(asm.Mov.Reg(dst, asm.R0))
 		}
 	}
+	// --count without a filter reads nothing but the cookie.
+	scratch := c.mode == ModeEvents || c.fetch == nil
+	for _, f := range c.fetch {
+		scratch = scratch || f
+	}
+	if !scratch {
+		lookup(c.fds.counts, stackSite, asm.R0, exit)
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreXAdd(asm.R0, asm.R1, asm.DWord))
+		g.mark(exit)
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+		return g.finish()
+	}
 	lookup(c.fds.sites, stackSite, rSpec, exit)
 	lookup(c.fds.scratch, stackZero, rScratch, exit)
-	// The registers, copied so that a word can index them.
-	g.emit(
-		asm.Mov.Reg(asm.R1, rScratch),
-		asm.Mov.Imm(asm.R2, int32(c.regs.size)),
-		asm.Mov.Reg(asm.R3, rCtx),
-		asm.FnProbeReadKernel.Call(),
-	)
-	g.jump(asm.JNE.Imm(asm.R0, 0, ""), exit)
 	g.emit(
 		storeImm64(rScratch, scratchEvent+evAvail, 0),
 		storeImm64(rScratch, scratchEvent+evFault, 0),
 	)
 	for w := 0; w < c.words; w++ {
-		c.word(g, w)
+		if c.fetch == nil || c.fetch[w] {
+			c.word(g, w)
+		}
 	}
-	for k, w := range c.strs {
-		c.str(g, k, w)
+	if c.mode == ModeEvents {
+		for k, w := range c.strs {
+			c.str(g, k, w)
+		}
 	}
 	if c.filter != nil {
 		c.filter.compile(g, exit)
@@ -153,14 +165,7 @@ func (c progConfig) word(g *gen, w int) {
 	g.jump(asm.JEq.Imm(asm.R1, slotConst, ""), konst)
 	g.jump(asm.JNE.Imm(asm.R1, slotReg, ""), none)
 	g.emit(asm.LoadMem(asm.R1, rSpec, so+1, asm.Byte))
-	g.jump(asm.JGT.Imm(asm.R1, int32(c.regs.size/8-1), ""), none)
-	g.emit(
-		asm.LSh.Imm(asm.R1, 3),
-		asm.Mov.Reg(asm.R2, rScratch),
-		asm.Add.Reg(asm.R2, asm.R1),
-		asm.LoadMem(rVal, asm.R2, scratchRegs, asm.DWord),
-	)
-	g.jump(asm.Ja.Label(""), steps)
+	c.readReg(g, none, steps)
 	g.mark(konst)
 	g.emit(asm.LoadMem(rVal, rSpec, so+8, asm.DWord))
 	g.mark(steps)
@@ -197,6 +202,38 @@ func (c progConfig) word(g *gen, w int) {
 	g.mark(none)
 	g.emit(storeImm64(rScratch, dst, 0))
 	g.mark(end)
+}
+
+// readReg loads into rVal the pt_regs word whose index is in r1, by a
+// binary search over the indices a location can name (the verifier
+// allows only constant offsets into the context), and jumps to done; an
+// index no register has goes to none.
+func (c progConfig) readReg(g *gen, none, done string) {
+	var idx []int
+	seen := map[int]bool{}
+	for _, o := range c.regs.offsets {
+		if o >= 0 && !seen[o/8] {
+			seen[o/8] = true
+			idx = append(idx, o/8)
+		}
+	}
+	sort.Ints(idx)
+	var tree func(l []int)
+	tree = func(l []int) {
+		if len(l) == 1 {
+			g.jump(asm.JNE.Imm(asm.R1, int32(l[0]), ""), none)
+			g.emit(asm.LoadMem(rVal, rCtx, int16(8*l[0]), asm.DWord))
+			g.jump(asm.Ja.Label(""), done)
+			return
+		}
+		m := len(l) / 2
+		hi := g.fresh("reg")
+		g.jump(asm.JGE.Imm(asm.R1, int32(l[m]), ""), hi)
+		tree(l[:m])
+		g.mark(hi)
+		tree(l[m:])
+	}
+	tree(idx)
 }
 
 // setBit sets bit of the event's u64 at off.

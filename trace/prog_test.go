@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/resolve"
+	"github.com/cilium/ebpf/asm"
 )
 
 const (
@@ -328,7 +329,13 @@ func TestProgramLost(t *testing.T) {
 }
 
 func TestProgramCount(t *testing.T) {
-	h := newHarness(t, resolve.ArchX86_64, progConfig{layout: layout{words: 1}, types: u64(1), mode: ModeCount}, 3)
+	for _, fetch := range [][]bool{nil, {false}} {
+		testProgramCount(t, fetch)
+	}
+}
+
+func testProgramCount(t *testing.T, fetch []bool) {
+	h := newHarness(t, resolve.ArchX86_64, progConfig{layout: layout{words: 1}, types: u64(1), mode: ModeCount, fetch: fetch}, 3)
 	for i := 0; i < 3; i++ {
 		h.setSite(i, []Slot{{Kind: slotConst, Value: 7}})
 	}
@@ -343,6 +350,24 @@ func TestProgramCount(t *testing.T) {
 		if got := h.count(h.counts, i); got != n {
 			t.Errorf("site %d: %d hits, want %d", i, got, n)
 		}
+	}
+}
+
+// --count reads only the words its filter needs: here word 1, not the
+// load of word 0.
+func TestProgramCountFetchesFilterWords(t *testing.T) {
+	f := mustBind(t, "b > 5")
+	h := newHarness(t, resolve.ArchX86_64, progConfig{layout: layout{words: 2, maxSteps: 1}, types: u64(2), mode: ModeCount,
+		fetch: []bool{false, true}, filter: f}, 1)
+	h.vm.kernelMem(0x1000, make([]byte, 64))
+	h.setSite(0, []Slot{{Kind: slotConst, Value: 0x1000, Steps: []Step{{Off: 8, Size: 8}}}, {Kind: slotReg, Reg: 80}})
+	h.hit(0, map[uint32]uint64{0: 6})
+	h.hit(0, map[uint32]uint64{0: 5})
+	if n := h.vm.calls[int32(asm.FnProbeReadKernel&0xffff)]; n != 0 {
+		t.Errorf("%d loads for a word --count does not use", n)
+	}
+	if got := h.count(h.counts, 0); got != 1 {
+		t.Errorf("%d hits passed \"b > 5\", want 1", got)
 	}
 }
 

@@ -7,11 +7,9 @@ import (
 )
 
 // ptRegs is the layout of the kernel's struct pt_regs as a kprobe
-// program sees it: the byte offset of each DWARF register, and how many
-// bytes the program copies (the registers a location can name).
+// program sees it: the byte offset of each DWARF register.
 type ptRegs struct {
 	offsets []int // by DWARF register number; -1: not in pt_regs
-	size    int
 }
 
 // x86-64 struct pt_regs (arch/x86/include/asm/ptrace.h): r15 r14 r13 r12
@@ -19,13 +17,12 @@ type ptRegs struct {
 var x86PtRegs = ptRegs{
 	// DWARF 0-16: ax dx cx bx si di bp sp r8-r15 ip.
 	offsets: []int{80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128},
-	size:    168,
 }
 
 // arm64 struct pt_regs begins with struct user_pt_regs: regs[31], sp,
 // pc, pstate. DWARF 0-30 are x0-x30, 31 is sp.
 var arm64PtRegs = func() ptRegs {
-	r := ptRegs{size: 32 * 8}
+	var r ptRegs
 	for i := 0; i < 32; i++ {
 		r.offsets = append(r.offsets, i*8)
 	}

@@ -59,6 +59,14 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		return err
 	}
 	defer k.close()
+	pause := len(todo) >= PauseOptprobesAt && !o.KeepOptprobes
+	restore := func() {}
+	if pause {
+		var paused bool
+		if restore, paused = pauseOptprobes(); paused {
+			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+		}
+	}
 	start := time.Now()
 	attached := make([]bool, n)
 	refusals := make([]error, n)
@@ -80,6 +88,7 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		attached[i] = true
 	})
 	took := time.Since(start)
+	restore()
 	if fatal != nil {
 		return explain("attaching a kprobe", fatal)
 	}
@@ -184,7 +193,11 @@ loop:
 	}
 	// Detach first, so that nothing is sent any more; then drain.
 	t0 := time.Now()
+	if pause {
+		restore, _ = pauseOptprobes()
+	}
 	k.detachAll()
+	restore()
 	detached := time.Since(t0)
 	if rd != nil && loopErr == nil {
 		rd.SetDeadline(time.Now())
