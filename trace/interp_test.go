@@ -19,9 +19,9 @@ import (
 // memory.
 
 type region struct {
-	name   string
-	base   uint64
-	data   []byte
+	name     string
+	base     uint64
+	data     []byte
 	kernel   bool // readable only through the probe-read helpers
 	readOnly bool // the context: loads yes, stores no
 }

@@ -43,14 +43,14 @@ type mapFDs struct {
 // progConfig is everything one probe's program is built from.
 type progConfig struct {
 	layout
-	regs   ptRegs
-	types  []wordType // per word
+	regs  ptRegs
+	types []wordType // per word
 	// fetch says which words the program reads (nil: all): --count and
 	// --hist read only what the filter and the histogram need.
-	fetch []bool
-	strs  []int // per string: the word holding the pointer
-	filter *Filter    // bound; nil for none
-	tgid   uint32     // 0: every process
+	fetch  []bool
+	strs   []int   // per string: the word holding the pointer
+	filter *Filter // bound; nil for none
+	tgid   uint32  // 0: every process
 	mode   Mode
 	hist   int // ModeHist: the word
 	fds    mapFDs
