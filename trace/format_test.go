@@ -63,7 +63,7 @@ func TestFormatValues(t *testing.T) {
 	wide := s.add(btf.NewStruct(s.AddString("wide"), 16, []btf.Member{
 		{NameOff: s.AddString("lo"), Type: u64, Offset: 0}, {NameOff: s.AddString("hi"), Type: u64, Offset: 64}}, false))
 	bits := btf.NewStruct(s.AddString("bits"), 4, []btf.Member{
-		{NameOff: s.AddString("a"), Type: u32, Offset: 3<<24 | 0}, {NameOff: s.AddString("b"), Type: s32, Offset: 5<<24 | 3}}, false)
+		{NameOff: s.AddString("a"), Type: u32, Offset: 3 << 24}, {NameOff: s.AddString("b"), Type: s32, Offset: 5<<24 | 3}}, false)
 	bits.Info |= 1 << 31 // kind flag: bitfield offsets
 	bitsT := s.add(bits)
 	inner := s.add(btf.NewStruct(0, 4, []btf.Member{{NameOff: s.AddString("x"), Type: u32}}, false))

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/btfinline/btfinline/btf"
 )
 
 // printer writes events, counts and histograms.
@@ -18,6 +21,10 @@ type printer struct {
 	w     *bufio.Writer
 	syms  *ksyms
 	lines int
+	// Reused by every event.
+	buf   []byte
+	words []uint64
+	vals  []NamedValue
 }
 
 func newPrinter(pl *plan, o Options, syms *ksyms) *printer {
@@ -46,21 +53,23 @@ func timeText(ns uint64) string {
 // values decodes the fields of an event.
 func (pp *probePlan) values(e rawEvent, s *site) []NamedValue {
 	var out []NamedValue
-	for _, f := range pp.fields {
+	for i := range pp.fields {
+		f := &pp.fields[i]
 		if f.hidden {
 			continue
 		}
-		out = append(out, NamedValue{f.name, pp.value(f, e, s)})
+		out = append(out, NamedValue{f.name, pp.value(f, e.Avail, e.Fault, e.Words, e.Strs, s)})
 	}
 	return out
 }
 
-func (pp *probePlan) value(f field, e rawEvent, s *site) Value {
+// value decodes one field; scalars without allocating.
+func (pp *probePlan) value(f *field, avail, fault uint64, words []uint64, strs []string, s *site) Value {
 	for w := f.word; w < f.word+f.words; w++ {
-		if e.Fault&(1<<uint(w)) != 0 {
+		if fault&(1<<uint(w)) != 0 {
 			return Value{Kind: vFault}
 		}
-		if e.Avail&(1<<uint(w)) == 0 {
+		if avail&(1<<uint(w)) == 0 {
 			why := ""
 			if w < len(s.slots) {
 				why = s.slots[w].Why
@@ -69,53 +78,221 @@ func (pp *probePlan) value(f field, e rawEvent, s *site) Value {
 		}
 	}
 	if f.str >= 0 {
-		if e.Fault&(1<<uint(32+f.str)) != 0 {
+		if fault&(1<<uint(32+f.str)) != 0 {
 			return Value{Kind: vFault}
 		}
-		return Value{Kind: vString, S: e.Strs[f.str]}
+		return Value{Kind: vString, S: strs[f.str]}
+	}
+	if f.vkind != vRaw {
+		// BPF normalised the word already; keep the type's bytes anyway.
+		u := words[f.word]
+		if f.size < 8 {
+			u &= 1<<(8*uint(f.size)) - 1
+			if f.signed {
+				u = uint64(signExtend(u, f.size))
+			}
+		}
+		switch f.vkind {
+		case vInt:
+			return Value{Kind: vInt, I: int64(u)}
+		case vEnum:
+			if n, ok := f.enums[u]; ok {
+				return Value{Kind: vEnum, S: n}
+			}
+			if f.signed {
+				return Value{Kind: vInt, I: int64(u)}
+			}
+			return Value{Kind: vUint, U: u}
+		}
+		return Value{Kind: f.vkind, U: u}
 	}
 	b := make([]byte, 8*f.words)
 	for k := 0; k < f.words; k++ {
-		binary.LittleEndian.PutUint64(b[8*k:], e.Words[f.word+k])
+		binary.LittleEndian.PutUint64(b[8*k:], words[f.word+k])
 	}
 	return decodeValue(pp.spec, f.typ, b[:min(len(b), f.size)])
+}
+
+// scalarKind is how value decodes type id without BTF at run time:
+// vInt, vUint, vPtr, vBool or vEnum (with its names); vRaw for the rest.
+func scalarKind(spec *btf.Spec, id btf.TypeID) (valueKind, map[uint64]string) {
+	t, _, err := strip(spec, id)
+	if err != nil || t == nil {
+		return vRaw, nil
+	}
+	switch t.Kind() {
+	case btf.KindPtr:
+		return vPtr, nil
+	case btf.KindInt:
+		if t.SizeType > 8 {
+			return vRaw, nil
+		}
+		switch enc, _, _ := t.IntEncoding(); {
+		case enc&4 != 0:
+			return vBool, nil
+		case enc&1 != 0:
+			return vInt, nil
+		}
+		return vUint, nil
+	case btf.KindEnum, btf.KindEnum64:
+		names := map[uint64]string{}
+		size := int(t.SizeType)
+		for _, e := range t.EnumValues() {
+			n, _ := spec.StringAt(e.NameOff)
+			v := uint64(e.Value)
+			if size < 8 {
+				// As BPF normalises the word: sign-extended when signed.
+				v &= 1<<(8*uint(size)) - 1
+				if t.KindFlag() {
+					v = uint64(signExtend(v, size))
+				}
+			}
+			if _, dup := names[v]; !dup && n != "" {
+				names[v] = n
+			}
+		}
+		return vEnum, names
+	}
+	return vRaw, nil
+}
+
+func appendPad(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendCol appends s and pads it to width w, then a space.
+func appendCol(b []byte, s string, w int) []byte {
+	b = append(b, s...)
+	return append(appendPad(b, w-len(s)), ' ')
+}
+
+func appendUintCol(b []byte, v uint64, w int) []byte {
+	n := len(b)
+	b = strconv.AppendUint(b, v, 10)
+	return append(appendPad(b, w-(len(b)-n)), ' ')
+}
+
+func appendTime(b []byte, ns uint64) []byte {
+	n := len(b)
+	b = strconv.AppendUint(b, ns/1e9, 10)
+	b = append(b, '.')
+	us := ns % 1e9 / 1e3
+	for d := uint64(100000); d > 0; d /= 10 {
+		b = append(b, byte('0'+us/d%10))
+	}
+	return append(appendPad(b, 15-(len(b)-n)), ' ')
+}
+
+// appendValue spells v as Text does, without allocating for scalars.
+func appendValue(b []byte, v Value, hex bool) []byte {
+	switch v.Kind {
+	case vInt:
+		if hex {
+			if v.I < 0 {
+				return strconv.AppendUint(append(b, "-0x"...), -uint64(v.I), 16)
+			}
+			return strconv.AppendUint(append(b, "0x"...), uint64(v.I), 16)
+		}
+		return strconv.AppendInt(b, v.I, 10)
+	case vUint:
+		if hex {
+			return strconv.AppendUint(append(b, "0x"...), v.U, 16)
+		}
+		return strconv.AppendUint(b, v.U, 10)
+	case vPtr:
+		return strconv.AppendUint(append(b, "0x"...), v.U, 16)
+	case vBool:
+		return strconv.AppendBool(b, v.U != 0)
+	case vEnum:
+		return append(b, v.S...)
+	}
+	return append(b, v.Text(hex)...)
 }
 
 func (p *printer) event(raw []byte) error {
 	if len(raw) < evWords {
 		return fmt.Errorf("short event of %d bytes", len(raw))
 	}
-	si := int(binary.NativeEndian.Uint32(raw[evSite:]))
+	bo := binary.NativeEndian
+	si := int(bo.Uint32(raw[evSite:]))
 	if si >= len(p.pl.sites) {
 		return fmt.Errorf("event of unknown site %d", si)
 	}
 	s := p.pl.sites[si]
 	pp := p.pl.probes[s.probe]
-	e, err := pp.layout.decode(raw)
-	if err != nil {
-		return err
+	if len(raw) < pp.layout.eventSize() {
+		return fmt.Errorf("event of %d bytes, want %d", len(raw), pp.layout.eventSize())
 	}
-	vals := pp.values(e, s)
 	p.lines++
-	if p.o.JSON {
-		return p.eventJSON(pp, s, e, vals)
-	}
-	var b strings.Builder
-	for i, v := range vals {
-		if i > 0 {
-			b.WriteString(", ")
+	if p.o.JSON || pp.layout.strs > 0 || pp.layout.stackFrames > 0 {
+		e, err := pp.layout.decode(raw)
+		if err != nil {
+			return err
 		}
-		f := pp.fieldByName(v.Name)
-		b.WriteString(v.Name + "=" + v.Value.Text(f != nil && f.hex))
+		vals := pp.values(e, s)
+		if p.o.JSON {
+			return p.eventJSON(pp, s, e, vals)
+		}
+		p.line(pp, s, raw, vals)
+		if e.StackErr != 0 {
+			fmt.Fprintf(p.w, "\t(no stack: error %d)\n", e.StackErr)
+		}
+		for _, ip := range e.Stack {
+			fmt.Fprintf(p.w, "\t%s\n", p.syms.name(ip))
+		}
+		return nil
 	}
-	fmt.Fprintf(p.w, "%-15s %-3d %-7d %-16s %s %s(%s)\n", timeText(e.Time), e.CPU, e.TGID, e.Comm, placeName(s), pp.probe.Func, b.String())
-	if e.StackErr != 0 {
-		fmt.Fprintf(p.w, "\t(no stack: error %d)\n", e.StackErr)
+	// The common case, without a decoded copy of the event.
+	if cap(p.words) < pp.layout.words {
+		p.words = make([]uint64, pp.layout.words)
 	}
-	for _, ip := range e.Stack {
-		fmt.Fprintf(p.w, "\t%s\n", p.syms.name(ip))
+	words := p.words[:pp.layout.words]
+	for w := range words {
+		words[w] = bo.Uint64(raw[evWords+8*w:])
 	}
+	avail, fault := bo.Uint64(raw[evAvail:]), bo.Uint64(raw[evFault:])
+	p.vals = p.vals[:0]
+	for i := range pp.fields {
+		f := &pp.fields[i]
+		if !f.hidden {
+			p.vals = append(p.vals, NamedValue{f.name, pp.value(f, avail, fault, words, nil, s)})
+		}
+	}
+	p.line(pp, s, raw, p.vals)
 	return nil
+}
+
+// line writes TIME CPU PID COMM PLACE FUNC(name=value, ...).
+func (p *printer) line(pp *probePlan, s *site, raw []byte, vals []NamedValue) {
+	bo := binary.NativeEndian
+	b := appendTime(p.buf[:0], bo.Uint64(raw[evTime:]))
+	b = appendUintCol(b, uint64(bo.Uint32(raw[evCPU:])), 3)
+	b = appendUintCol(b, bo.Uint64(raw[evPID:])>>32, 7)
+	b = appendCol(b, cString(raw[evComm:evComm+commLen]), 16)
+	b = append(b, placeName(s)...)
+	b = append(b, ' ')
+	b = append(b, pp.probe.Func...)
+	b = append(b, '(')
+	k := 0
+	for i := range pp.fields {
+		f := &pp.fields[i]
+		if f.hidden {
+			continue
+		}
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, f.name...)
+		b = append(b, '=')
+		b = appendValue(b, vals[k].Value, f.hex)
+		k++
+	}
+	b = append(b, ")\n"...)
+	p.w.Write(b)
+	p.buf = b
 }
 
 type jsonEvent struct {

@@ -31,6 +31,10 @@ type field struct {
 	param int
 	path  []Step
 	err   string // why the field can never be read (a 32-byte struct)
+	// vkind and enums decode a scalar without BTF at run time
+	// (scalarKind); vRaw: through decodeValue.
+	vkind valueKind
+	enums map[uint64]string
 }
 
 // site is one place a probe is attached.
@@ -254,6 +258,7 @@ func (pl *probePlan) addField(a Arg, hidden, hex bool) error {
 		}
 	}
 	f.typeName = typeName(spec, f.typ)
+	f.vkind, f.enums = scalarKind(spec, f.typ)
 	f.size = sizeOf(spec, f.typ)
 	if f.size == 0 {
 		f.size = 8
@@ -278,7 +283,7 @@ func (pl *probePlan) addField(a Arg, hidden, hex bool) error {
 		default:
 			return fmt.Errorf("%s: \":str\" needs a pointer or a char array behind a pointer, not %s", a.Name(), f.typeName)
 		}
-		f.str, f.words, f.size, f.scalar = len(pl.strs), 1, 8, false
+		f.str, f.words, f.size, f.scalar, f.vkind = len(pl.strs), 1, 8, false, vRaw
 		f.word = pl.nextWord()
 		pl.strs = append(pl.strs, f.word)
 		pl.types = append(pl.types, wordType{bytes: 8})

@@ -1,0 +1,92 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eventsFor builds raw events of the first attachable place of probe p in
+// the x86-64 fixture: what the program sends, with the given words.
+func eventsFor(t testing.TB, probe string, json bool, out io.Writer) (*printer, []byte) {
+	path := filepath.Join("..", "testdata", "resolve", "x86_64.elf")
+	tt, _ := t.(*testing.T)
+	if tt == nil {
+		tt = &testing.T{}
+	}
+	sys := fakeRoot(tt, path)
+	p, err := ParseProbe(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := makePlan(Options{Probes: []Probe{p}, File: path, Sys: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	si := -1
+	for i, s := range pl.sites {
+		if s.refused == "" {
+			si = i
+			break
+		}
+	}
+	pp := pl.probes[0]
+	b := make([]byte, pp.layout.eventSize())
+	bo := binary.NativeEndian
+	bo.PutUint64(b[evTime:], 12_345_678_901)
+	bo.PutUint32(b[evSite:], uint32(si))
+	bo.PutUint32(b[evCPU:], 1)
+	bo.PutUint64(b[evPID:], 42<<32|43)
+	copy(b[evComm:], "kworker/1:0")
+	bo.PutUint64(b[evAvail:], 1<<uint(pp.layout.words)-1)
+	for w := 0; w < pp.layout.words; w++ {
+		bo.PutUint64(b[evWords+8*w:], 0xffff888001000000+uint64(w))
+	}
+	return newPrinter(pl, Options{JSON: json, Out: out}, nil), b
+}
+
+func TestPrinterLine(t *testing.T) {
+	var buf bytes.Buffer
+	pr, ev := eventsFor(t, "cwnd_set(sk, val, sk->flags:x)", false, &buf)
+	if err := pr.event(ev); err != nil {
+		t.Fatal(err)
+	}
+	pr.w.Flush()
+	want := "12.345678       1   42      kworker/1:0      disconnect cwnd_set(sk=0xffff888001000000, val=16777217, sk->flags=0x1000002)\n"
+	if buf.String() != want {
+		t.Errorf("got  %q\nwant %q", buf.String(), want)
+	}
+	buf.Reset()
+	pr, ev = eventsFor(t, "cwnd_set", true, &buf)
+	if err := pr.event(ev); err != nil {
+		t.Fatal(err)
+	}
+	pr.w.Flush()
+	for _, s := range []string{`"time":"12.345678"`, `"pid":42`, `"tid":43`, `"comm":"kworker/1:0"`, `"place":"disconnect"`,
+		`"args":{"sk":"0xffff888001000000","val":16777217}`, `"event":"cwnd_set_2"`} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("JSON %s lacks %s", buf.String(), s)
+		}
+	}
+}
+
+func BenchmarkPrinter(b *testing.B) {
+	for _, json := range []bool{false, true} {
+		name := "text"
+		if json {
+			name = "json"
+		}
+		b.Run(name, func(b *testing.B) {
+			pr, ev := eventsFor(b, "cwnd_set", json, io.Discard)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := pr.event(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
