@@ -30,6 +30,7 @@ type traceOptions struct {
 	hex      bool
 	ringSize int
 	keepOpt  bool
+	verbose  bool
 	sysRoot  string
 }
 
@@ -68,7 +69,8 @@ SOURCES:
                           is the same build
 
 Places the kernel will not probe (kprobe blacklist, notrace, jump labels, init
-text, ...) are skipped with the reason on stderr; the rest are traced.
+text, ...) are skipped with the reason on stderr (up to ten one by one, else
+one line per reason with a count; -v lists each); the rest are traced.
 Nothing is attached at an address that was not derived from matching BTF and
 symbols. While 64 or more places are attached or detached, kprobe jump
 optimization (/proc/sys/debug/kprobes-optimization) is paused: the kernel
@@ -134,7 +136,7 @@ behind.`,
 		err := trace.Run(ctx, trace.Options{
 			Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: resolve.System{Root: o.sysRoot},
 			JSON: o.json, Filter: o.filter, Count: o.count, Hist: o.hist, By: o.by, Interval: o.interval,
-			Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt,
+			Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt, Verbose: o.verbose,
 			Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
 		})
 		var nf *resolve.NotFoundError
@@ -175,6 +177,7 @@ func init() {
 	f.BoolVar(&traceOpts.hex, "hex", false, "print every integer in hex")
 	f.IntVar(&traceOpts.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
 	f.BoolVar(&traceOpts.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
+	f.BoolVarP(&traceOpts.verbose, "verbose", "v", false, "list every place that is not attached, with its reason")
 	f.StringVar(&traceOpts.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
 	_ = f.MarkHidden("sys-root")
 	addCommand(traceCmd)

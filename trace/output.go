@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -541,4 +542,69 @@ func writeHistJSON(w io.Writer, arg, by, key, title string, h []uint64) {
 	var buf bytes.Buffer
 	json.NewEncoder(&buf).Encode(out)
 	w.Write(buf.Bytes())
+}
+
+// skips reports the places that are not attached: each with its reason
+// when verbose (or when there are few), else one line per reason class
+// with a count and an example.
+type skips struct {
+	w       io.Writer
+	verbose bool
+	n       int
+	classes map[string]*skipClass
+	order   []string
+	lines   []string
+}
+
+type skipClass struct {
+	fn, example string
+	n           int
+}
+
+// maxSkipLines: up to this many skipped places are listed one by one.
+const maxSkipLines = 10
+
+func newSkips(w io.Writer, verbose bool) *skips {
+	return &skips{w: w, verbose: verbose, classes: map[string]*skipClass{}}
+}
+
+// funcWord is the function a notrace reason names: classes group the
+// reasons without it.
+var funcWord = regexp.MustCompile(`function [^ :]+`)
+
+func (k *skips) add(fn, place, why string) {
+	k.n++
+	line := fmt.Sprintf("btfinline trace: skipping %s at %s: %s", fn, place, why)
+	if k.verbose {
+		fmt.Fprintln(k.w, line)
+		return
+	}
+	k.lines = append(k.lines, line)
+	c := fn + "\x00" + funcWord.ReplaceAllString(why, "function")
+	if k.classes[c] == nil {
+		k.classes[c] = &skipClass{fn: fn, example: place}
+		k.order = append(k.order, c)
+	}
+	k.classes[c].n++
+}
+
+func (k *skips) summary() {
+	if k.verbose || k.n == 0 {
+		return
+	}
+	if k.n <= maxSkipLines {
+		for _, l := range k.lines {
+			fmt.Fprintln(k.w, l)
+		}
+		return
+	}
+	for _, c := range k.order {
+		sc := k.classes[c]
+		_, why, _ := strings.Cut(c, "\x00")
+		places := "places"
+		if sc.n == 1 {
+			places = "place"
+		}
+		fmt.Fprintf(k.w, "btfinline trace: skipping %d %s of %s: %s (e.g. %s; --verbose lists them)\n", sc.n, places, sc.fn, why, sc.example)
+	}
 }

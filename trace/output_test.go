@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,27 @@ func BenchmarkPrinter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestSkips(t *testing.T) {
+	var b bytes.Buffer
+	k := newSkips(&b, false)
+	for i := 0; i < 12; i++ {
+		k.add("f", fmt.Sprintf("c%d+0x1", i), fmt.Sprintf("not traceable: notrace function c%d: no ftrace location", i))
+	}
+	k.add("f", "s+0x2", "not traceable: init text (freed after boot)")
+	k.summary()
+	want := "btfinline trace: skipping 12 places of f: not traceable: notrace function: no ftrace location (e.g. c0+0x1; --verbose lists them)\n" +
+		"btfinline trace: skipping 1 place of f: not traceable: init text (freed after boot) (e.g. s+0x2; --verbose lists them)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	k = newSkips(&b, false)
+	k.add("f", "s+0x2", "why")
+	k.summary()
+	if b.String() != "btfinline trace: skipping f at s+0x2: why\n" {
+		t.Errorf("one skip: %q", b.String())
 	}
 }

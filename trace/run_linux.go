@@ -36,9 +36,10 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	errw := o.Err
 	n := len(pl.sites)
 	var todo []int
+	skips := newSkips(errw, o.Verbose)
 	for i, s := range pl.sites {
 		if s.refused != "" {
-			fmt.Fprintf(errw, "btfinline trace: skipping %s at %s: %s\n", pl.probes[s.probe].probe.Func, placeName(s), s.refused)
+			skips.add(pl.probes[s.probe].probe.Func, placeName(s), s.refused)
 			continue
 		}
 		todo = append(todo, i)
@@ -100,9 +101,10 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		}
 		if err := refusals[i]; err != nil {
 			s := pl.sites[i]
-			fmt.Fprintf(errw, "btfinline trace: skipping %s at %s (%#x): the kernel refused the kprobe: %v\n", pl.probes[s.probe].probe.Func, placeName(s), s.place.Addr, err)
+			skips.add(pl.probes[s.probe].probe.Func, fmt.Sprintf("%s (%#x)", placeName(s), s.place.Addr), "the kernel refused the kprobe: "+err.Error())
 		}
 	}
+	skips.summary()
 	if natt == 0 {
 		return errors.New("the kernel refused every place")
 	}
