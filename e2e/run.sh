@@ -31,7 +31,7 @@ arch=${E2E_ARCH:-x86_64}
 shared=${BTFI_SHARED:-$here/../shared}
 export E2E_RESOLVER=${E2E_RESOLVER:-btfinline}
 sample=${E2E_SAMPLE:-36}
-timeout=${E2E_TIMEOUT:-900}
+timeout=${E2E_TIMEOUT:-1800}
 mem=${E2E_MEM:-512M}
 # Inlined functions all of whose sites are judged, common to both: block,
 # net, scheduler, cpumask, atomics, refcounts (about 2,300 sites).

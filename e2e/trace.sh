@@ -197,7 +197,7 @@ trace_vmlinux() {
 	echo 1 >$KP/enabled
 	# E2E_SELFTEST=1: one kprobe_profile count off by one.
 	if [ "$E2E_SELFTEST" = 1 ]; then
-		awk '!done && $2 > 0 { $2++; done = 1 } 1' /tmp/prof1 >/tmp/p && mv /tmp/p /tmp/prof1
+		awk '!done && $2 > 0 { $2 = $2 + 1; done = 1 } 1' /tmp/prof1 >/tmp/p && mv /tmp/p /tmp/prof1
 	fi
 	e2e-guest countcheck /tmp/prof0 /tmp/prof1 /tmp/hp.json
 	echo 0 >$T/events/inline/enable
