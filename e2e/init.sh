@@ -81,6 +81,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 	. /e2e/trace.sh
 	trace_module
 	trace_overhead
+	[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
 fi
 rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)

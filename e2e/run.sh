@@ -19,7 +19,7 @@
 #                 sites (default 36: 5,248 distinct addresses on x86-64)
 #   E2E_JUDGE_FUNCS  comma list of functions all of whose sites are judged
 #                 ("none": none)
-#   E2E_TIMEOUT   seconds before qemu is killed (default 900)
+#   E2E_TIMEOUT   seconds before qemu is killed (default 1800)
 #   E2E_REBUILD=1 rebuild the module from source first
 #   E2E_SELFTEST=1  corrupt one fetch in the guest: the run must then fail
 #   E2E_WORK      work folder (default $BTFI_CACHE/e2e), kept for inspection
@@ -143,6 +143,18 @@ if ! ( cd "$here" && CGO_ENABLED=0 GOARCH=$goarch go build -trimpath -o "$root/b
   [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
+# E2E_PEERS=1 (x86-64): Debian's perf and bpftrace in the guest, with the
+# libraries they link, to run resolve's --format perf and bpftrace lines.
+if [ "${E2E_PEERS:-0}" = 1 ]; then
+  [ "$arch" = x86_64 ] || { log "E2E_PEERS=1 needs the host's binaries: x86-64 only"; exit 2; }
+  command -v bpftrace >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get install -y -q bpftrace >&2; }
+  for b in /usr/bin/perf /usr/bin/bpftrace; do
+    cp "$b" "$root/bin/"
+    ldd "$b" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r l; do
+      [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
+    done
+  done
+fi
 cp "$here/e2e/init.sh" "$root/init"
 cp "$here/e2e/btfinline.sh" "$here/e2e/trace.sh" "$root/e2e/"
 # resolve names a module after its file: btfi_e2e, whatever the arch.
@@ -204,9 +216,9 @@ E2E_SELFTEST=${E2E_SELFTEST:-0}
 E2E_TRACE=${E2E_TRACE:-1}
 E2E_LOOP=${E2E_LOOP:-20000}
 E2E_HOT=${E2E_HOT:-__list_del_entry}
-E2E_PROFILE=${E2E_PROFILE:-0}
 E2E_KEEP_OPT=${E2E_KEEP_OPT:-0}
 E2E_HOT_EVENTS=${E2E_HOT_EVENTS:-0}
+E2E_PEERS=${E2E_PEERS:-0}
 E2E_RATE_LOOP=${E2E_RATE_LOOP:-100000}
 BTFINLINE=/bin/btfinline
 ENV
@@ -227,7 +239,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 # --- verdict ----------------------------------------------------------------------
 tr -d '\r' <"$work/console.log" | sed 's/.*E2E-BEGIN/E2E-BEGIN/' |
   sed -n '/^E2E-BEGIN/,/^E2E-END/p' >"$work/results.txt"
-grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|profile)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register)' "$work/results.txt" || true
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym. Reported, not failed
 # (as the other differences of the --running check).

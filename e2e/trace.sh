@@ -69,6 +69,11 @@ trace_module() {
 	fi
 	e2e-guest tracecheck /tmp/tr.json /tmp/dmesg.txt
 	kprobes_left module
+	# The line output, for the record.
+	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
+	echo 5 >/proc/btfi_e2e
+	trace_stop /tmp/tl.err
+	sed 's/^/E2E trace-line /' /tmp/tl.txt
 	# --running alone (the module's .inline next to its BTF): the same
 	# places, counted.
 	trace_start /tmp/trc.json /tmp/trc.err btfi_e2e:btfi_add3 --running --count --json || return
@@ -116,29 +121,6 @@ trace_overhead() {
 	kprobes_left overhead
 }
 
-# profile_attach FUNC: where the kernel spends the time of one kprobe
-# attachment and detachment (function_graph, E2E_PROFILE=1).
-profile_attach() {
-	echo 0 >$T/tracing_on
-	echo >$T/trace
-	for f in ${E2E_PROFILE_GRAPH:-__x64_sys_perf_event_open __arm64_sys_perf_event_open ____fput}; do
-		echo "$f" >>$T/set_graph_function 2>/dev/null
-	done
-	echo "${E2E_PROFILE_DEPTH:-5}" >$T/max_graph_depth
-	echo function_graph >$T/current_tracer || { echo "E2E profile: no function_graph tracer"; return; }
-	# A tracer's options exist while it is the current tracer.
-	echo funcgraph-tail >$T/trace_options
-	echo 1 >$T/tracing_on
-	trace_start /tmp/pa.json /tmp/pa.err "$1" --count --json --keep-optprobes || return
-	trace_stop /tmp/pa.err
-	echo 0 >$T/tracing_on
-	# The calls of at least 100 us, with their callers' nesting.
-	grep -E '[0-9]+\.[0-9]+ us' $T/trace | awk '{ for (i = 1; i <= NF; i++) if ($i == "us") { d = $(i-1); break } } d + 0 >= 100' | head -n "${E2E_PROFILE_LINES:-120}" | sed 's/^/E2E profile /'
-	echo nop >$T/current_tracer
-	echo >$T/set_graph_function
-	echo >$T/trace
-}
-
 # Every place of a hot vmlinux function: attach time against kprobe_events
 # in the same boot, then per-place hits against kprobe_profile over exactly
 # the same interval: with /sys/kernel/debug/kprobes/enabled off, no kprobe
@@ -148,7 +130,6 @@ trace_vmlinux() {
 	fn=${E2E_HOT:-__list_del_entry}
 	"$BTFINLINE" resolve "$fn" --running --format kprobe | grep '^p:' >/tmp/hot.txt
 	echo "E2E hot $fn places=$(wc -l </tmp/hot.txt)"
-	[ "${E2E_PROFILE:-0}" = 1 ] && profile_attach "${E2E_PROFILE_FUNC:-kref_get}"
 	# Ours first, alone: attach (arming every kprobe) and detach; with
 	# E2E_KEEP_OPT=1 again with kprobe jump optimization left on.
 	if [ "${E2E_KEEP_OPT:-0}" = 1 ]; then
@@ -214,4 +195,48 @@ trace_vmlinux() {
 	trace_stop /tmp/hv.err
 	echo "E2E hot events $(grep -c '"func"' /tmp/hv.json) of pid $wpid"
 	kprobes_left vmlinux-events
+}
+
+# E2E_PEERS=1: resolve's --format perf and --format bpftrace lines for the
+# module, run by Debian's perf and bpftrace in this guest while the module
+# is triggered: does the tool accept each line, and do the probes fire?
+trace_peers() {
+	for f in btfi_add3 btfi_konst btfi_frame; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
+	done >/tmp/perf.sh
+	ok=0 bad=0
+	while read -r line; do
+		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
+			bad=$((bad + 1))
+			echo "E2E peer perf refused: $line"
+			sed 's/^/E2E peer perf-said /' /tmp/perf.out | head -5
+		fi
+	done </tmp/perf.sh
+	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+	if [ $ok -gt 0 ]; then
+		echo >$T/trace
+		echo 1 >$T/events/inline/enable
+		echo 1 >$T/tracing_on
+		for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+		echo 0 >$T/events/inline/enable
+		echo "E2E peer perf hits $(grep -c ': btfi_' $T/trace)"
+		grep ': btfi_' $T/trace | head -3 | sed 's/^/E2E peer perf-hit /'
+		perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
+	fi
+	for f in btfi_add3 btfi_konst; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format bpftrace | grep '^kprobe:'
+	done >/tmp/bt.bt
+	echo 'interval:s:20 { exit(); }' >>/tmp/bt.bt
+	bpftrace /tmp/bt.bt >/tmp/bt.out 2>&1 &
+	bp=$!
+	_i=0
+	while ! grep -q '^Attaching' /tmp/bt.out && kill -0 $bp 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.2; _i=$((_i + 1)); done
+	sleep 1
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	kill -INT $bp 2>/dev/null
+	wait $bp
+	echo "E2E peer bpftrace exit $? lines=$(grep -c '^kprobe:' /tmp/bt.bt) output=$(grep -c '^btfi_' /tmp/bt.out)"
+	grep -v '^btfi_' /tmp/bt.out | head -8 | sed 's/^/E2E peer bpftrace-said /'
+	grep '^btfi_' /tmp/bt.out | head -3 | sed 's/^/E2E peer bpftrace-hit /'
+	kprobes_left peers
 }

@@ -169,13 +169,7 @@ func (v *vm) run(prog []byte, ctx []byte) (uint64, error) {
 		class := op & 7
 		switch class {
 		case 0x07, 0x04: // ALU64, ALU
-			var y uint64
-			if op&0x08 != 0 {
-				y = r[src]
-			} else {
-				y = uint64(int64(imm))
-			}
-			x := r[dst]
+			x, y := r[dst], source(op, r[src], imm)
 			is32 := class == 0x04
 			if is32 {
 				x, y = uint64(uint32(x)), uint64(uint32(y))
@@ -241,13 +235,7 @@ func (v *vm) run(prog []byte, ctx []byte) (uint64, error) {
 			if code == 0x90 {
 				return r[0], nil
 			}
-			var y uint64
-			if op&0x08 != 0 {
-				y = r[src]
-			} else {
-				y = uint64(int64(imm))
-			}
-			x := r[dst]
+			x, y := r[dst], source(op, r[src], imm)
 			sx, sy := int64(x), int64(y)
 			if class == 0x06 {
 				sx, sy = int64(int32(x)), int64(int32(y))
@@ -352,6 +340,15 @@ func (v *vm) run(prog []byte, ctx []byte) (uint64, error) {
 		}
 	}
 	return 0, fmt.Errorf("fell off the end")
+}
+
+// source is the second operand: the source register (BPF_X) or the
+// sign-extended immediate.
+func source(op byte, reg uint64, imm int32) uint64 {
+	if op&0x08 != 0 {
+		return reg
+	}
+	return uint64(int64(imm))
 }
 
 func (v *vm) mapAt(p uint64) (*fakeMap, error) {
