@@ -41,6 +41,12 @@ trace_stop() {
 	TRACE_PID=""
 }
 
+# expect WHAT GOT WANT: an error line when they differ.
+expect() {
+	if [ "$2" = "$3" ]; then echo "E2E trace-expect $1: $2"
+	else echo "E2E error btfinline trace $1: got '$2', want '$3'"; fi
+}
+
 # kprobes_left: kprobes still registered (none of ours must be after exit).
 kprobes_left() {
 	echo "E2E kprobes-left $1 $(grep -c . $KP/list)"
@@ -69,6 +75,23 @@ trace_module() {
 	fi
 	e2e-guest tracecheck /tmp/tr.json /tmp/dmesg.txt
 	kprobes_left module
+	# A filter in the kernel: events (a == 10: btfi_call_regs with n=5),
+	# and counts with a signed comparison (c < 0: 3 calls of btfi_call_regs
+	# and 1 of btfi_call_regs2 for the four triggers).
+	trace_start /tmp/tf.json /tmp/tf.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --filter 'a == 10' || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/tf.err
+	expect "filter events" "$(grep -c '"a":10,' /tmp/tf.json) $(grep -c . /tmp/tf.json)" "1 1"
+	trace_start /tmp/tc.json /tmp/tc.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --count --filter 'c < 0 && (b & 0xf) != 0xff' || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/tc.err
+	expect "filter counts" "$(tail -n 1 /tmp/tc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" 4
+	# A kernel stack, symbolised: the module's callers are on it.
+	trace_start /tmp/ts.txt /tmp/ts.err btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
+	echo 5 >/proc/btfi_e2e
+	trace_stop /tmp/ts.err
+	sed 's/^/E2E trace-line /' /tmp/ts.txt
+	expect "stack" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts.txt) $(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts.txt)" "1 1"
 	# The line output, for the record.
 	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
 	echo 5 >/proc/btfi_e2e
@@ -105,6 +128,11 @@ trace_overhead() {
 	sleep 1
 	trace_stop /tmp/he.err
 	echo "E2E overhead n=$n untraced_ns=$base,$base2 count_ns=$counted events_ns=$events events=$(grep -c '"func"' /tmp/he.json)"
+	# A histogram of i over 0..999: [512, 1K) holds 488 values, [0] one.
+	trace_start /tmp/hh.json /tmp/hh.err 'btfi_e2e:btfi_hot(i)' /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --hist i --json || return
+	loop_ns 1000 >/dev/null
+	trace_stop /tmp/hh.err
+	expect "hist" "$(grep -o '"zero":[0-9]*' /tmp/hh.json) $(grep -o '{"min":512,"max_exclusive":1024,"count":[0-9]*}' /tmp/hh.json)" '"zero":1 {"min":512,"max_exclusive":1024,"count":488}'
 	# The event rate this one-CPU machine sustains, producing and reading:
 	# a burst that fits the ring buffer (8 MiB, 80 bytes an event), timed
 	# until the reader has printed every event (text, to /dev/null).
