@@ -86,12 +86,19 @@ trace_module() {
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 	trace_stop /tmp/tc.err
 	expect "filter counts" "$(tail -n 1 /tmp/tc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" 4
-	# A kernel stack, symbolised: the module's callers are on it.
-	trace_start /tmp/ts.txt /tmp/ts.err btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
-	echo 5 >/proc/btfi_e2e
-	trace_stop /tmp/ts.err
-	sed 's/^/E2E trace-line /' /tmp/ts.txt
-	expect "stack" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts.txt) $(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts.txt)" "1 1"
+	# A kernel stack, symbolised: the module's callers are on it. Once as
+	# a breakpoint kprobe (jump optimization off), once as it comes (a
+	# single x86-64 kprobe is jump-optimized within milliseconds).
+	for opt in 0 1; do
+		[ -w /proc/sys/debug/kprobes-optimization ] && echo $opt >/proc/sys/debug/kprobes-optimization
+		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
+		sleep 1
+		echo 5 >/proc/btfi_e2e
+		trace_stop /tmp/ts.err
+		sed "s/^/E2E trace-line optimization=$opt /" /tmp/ts$opt.txt
+		echo "E2E trace-stack optimization=$opt frames=$(grep -c "$(printf '^\t')" /tmp/ts$opt.txt) callers=$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.txt),$(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.txt)"
+	done
+	expect "stack (breakpoint kprobe): btfi_call_misc, btfi_write" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts0.txt) $(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts0.txt)" "1 1"
 	# The line output, for the record.
 	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
 	echo 5 >/proc/btfi_e2e
@@ -229,9 +236,13 @@ trace_vmlinux() {
 # module, run by Debian's perf and bpftrace in this guest while the module
 # is triggered: does the tool accept each line, and do the probes fire?
 trace_peers() {
+	# perf finds a module's symbols in its file under /lib/modules.
+	mkdir -p "/lib/modules/$(uname -r)/extra"
+	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
 	for f in btfi_add3 btfi_konst btfi_frame; do
 		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
 	done >/tmp/perf.sh
+	"$BTFINLINE" resolve get_cred --running --format perf | grep '^perf probe' | head -n 4 >>/tmp/perf.sh
 	ok=0 bad=0
 	while read -r line; do
 		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
@@ -247,13 +258,15 @@ trace_peers() {
 		echo 1 >$T/tracing_on
 		for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 		echo 0 >$T/events/inline/enable
-		echo "E2E peer perf hits $(grep -c ': btfi_' $T/trace)"
-		grep ': btfi_' $T/trace | head -3 | sed 's/^/E2E peer perf-hit /'
+		ls / >/dev/null
+		echo "E2E peer perf hits module=$(grep -c ': btfi_' $T/trace) vmlinux=$(grep -c ': get_cred_' $T/trace)"
+		grep ': btfi_\|: get_cred_' $T/trace | head -4 | sed 's/^/E2E peer perf-hit /'
 		perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
 	fi
 	for f in btfi_add3 btfi_konst; do
 		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format bpftrace | grep '^kprobe:'
 	done >/tmp/bt.bt
+	"$BTFINLINE" resolve get_cred --running --format bpftrace | grep '^kprobe:' | head -n 4 >>/tmp/bt.bt
 	echo 'interval:s:20 { exit(); }' >>/tmp/bt.bt
 	bpftrace /tmp/bt.bt >/tmp/bt.out 2>&1 &
 	bp=$!
@@ -261,10 +274,11 @@ trace_peers() {
 	while ! grep -q '^Attaching' /tmp/bt.out && kill -0 $bp 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.2; _i=$((_i + 1)); done
 	sleep 1
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	ls / >/dev/null
 	kill -INT $bp 2>/dev/null
 	wait $bp
-	echo "E2E peer bpftrace exit $? lines=$(grep -c '^kprobe:' /tmp/bt.bt) output=$(grep -c '^btfi_' /tmp/bt.out)"
-	grep -v '^btfi_' /tmp/bt.out | head -8 | sed 's/^/E2E peer bpftrace-said /'
-	grep '^btfi_' /tmp/bt.out | head -3 | sed 's/^/E2E peer bpftrace-hit /'
+	echo "E2E peer bpftrace exit $? lines=$(grep -c '^kprobe:' /tmp/bt.bt) module=$(grep -c '^btfi_' /tmp/bt.out) vmlinux=$(grep -c '^get_cred_' /tmp/bt.out)"
+	grep -v '^btfi_\|^get_cred_' /tmp/bt.out | head -8 | sed 's/^/E2E peer bpftrace-said /'
+	grep '^btfi_\|^get_cred_' /tmp/bt.out | head -4 | sed 's/^/E2E peer bpftrace-hit /'
 	kprobes_left peers
 }

@@ -62,7 +62,50 @@ func (g *gen) finish() (asm.Instructions, error) {
 			return nil, fmt.Errorf("label %q names no instruction", l)
 		}
 	}
+	if i := g.unreachable(); i >= 0 {
+		// The verifier refuses a program with dead code ("unreachable
+		// insn"): say where, rather than "invalid argument".
+		return nil, fmt.Errorf("generated program: instruction %d (%v) is unreachable", i, g.insns[i])
+	}
 	return asm.Instructions(g.insns), nil
+}
+
+// unreachable returns the index of the first instruction no path from the
+// entry reaches, or -1.
+func (g *gen) unreachable() int {
+	target := map[int]int{} // instruction index -> jump target index
+	for _, f := range g.fixups {
+		target[f.at] = g.labels[f.label]
+	}
+	seen := make([]bool, len(g.insns))
+	work := []int{0}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		if i >= len(g.insns) || seen[i] {
+			continue
+		}
+		seen[i] = true
+		op := g.insns[i].OpCode
+		if t, ok := target[i]; ok {
+			work = append(work, t)
+		}
+		switch {
+		case op.JumpOp() == asm.Exit:
+			continue
+		case op.JumpOp() == asm.Ja:
+			if _, ok := target[i]; ok {
+				continue
+			}
+		}
+		work = append(work, i+1)
+	}
+	for i, ok := range seen {
+		if !ok {
+			return i
+		}
+	}
+	return -1
 }
 
 // storeImm64 is *(u64 *)(dst + off) = imm (sign-extended), which

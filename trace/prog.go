@@ -197,8 +197,10 @@ func (c progConfig) word(g *gen, w int) {
 	g.emit(asm.StoreMem(rScratch, dst, rVal, asm.DWord))
 	setBit(g, evAvail, w)
 	g.jump(asm.Ja.Label(""), end)
-	g.mark(fault)
-	setBit(g, evFault, w)
+	if c.maxSteps > 0 { // else nothing loads, nothing faults
+		g.mark(fault)
+		setBit(g, evFault, w)
+	}
 	g.mark(none)
 	g.emit(storeImm64(rScratch, dst, 0))
 	g.mark(end)
@@ -360,9 +362,11 @@ func (c progConfig) histogram(g *gen, lookup lookupFunc, exit string) {
 		g.mark(skip)
 	}
 	g.jump(asm.Ja.Label(""), key)
-	g.mark(neg)
-	g.emit(asm.Mov.Imm(bucket, histNeg))
-	g.jump(asm.Ja.Label(""), key)
+	if c.types[w].signed {
+		g.mark(neg)
+		g.emit(asm.Mov.Imm(bucket, histNeg))
+		g.jump(asm.Ja.Label(""), key)
+	}
 	g.mark(zero)
 	g.emit(asm.Mov.Imm(bucket, histZero))
 	g.jump(asm.Ja.Label(""), key)
