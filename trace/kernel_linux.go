@@ -41,6 +41,11 @@ func capabilities() error {
 	if err != nil {
 		return nil // cannot tell; the kernel will say
 	}
+	return checkCaps(b)
+}
+
+// checkCaps reads the CapEff line of a /proc/PID/status.
+func checkCaps(b []byte) error {
 	for _, l := range strings.Split(string(b), "\n") {
 		v, ok := strings.CutPrefix(l, "CapEff:")
 		if !ok {

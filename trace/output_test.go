@@ -60,6 +60,32 @@ func TestPrinterLine(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("got  %q\nwant %q", buf.String(), want)
 	}
+	// The same event with val's word not fetched at this site and the
+	// load of sk->flags faulted: both say so instead of a value.
+	buf.Reset()
+	bo := binary.NativeEndian
+	bo.PutUint64(ev[evAvail:], bo.Uint64(ev[evAvail:])&^(1<<1))
+	bo.PutUint64(ev[evFault:], 1<<2)
+	if err := pr.event(ev); err != nil {
+		t.Fatal(err)
+	}
+	pr.w.Flush()
+	want = "12.345678       1   42      kworker/1:0      disconnect cwnd_set(sk=0xffff888001000000, val=(unavailable), sk->flags=(fault))\n"
+	if buf.String() != want {
+		t.Errorf("got  %q\nwant %q", buf.String(), want)
+	}
+	buf.Reset()
+	pr, ev = eventsFor(t, "cwnd_set", true, &buf)
+	bo.PutUint64(ev[evAvail:], 1)
+	if err := pr.event(ev); err != nil {
+		t.Fatal(err)
+	}
+	pr.w.Flush()
+	for _, s := range []string{`"val":null`, `"unavailable":{"val":`} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("JSON %s lacks %s", buf.String(), s)
+		}
+	}
 	buf.Reset()
 	pr, ev = eventsFor(t, "cwnd_set", true, &buf)
 	if err := pr.event(ev); err != nil {
