@@ -139,3 +139,46 @@ func TestSkips(t *testing.T) {
 		t.Errorf("one skip: %q", b.String())
 	}
 }
+
+// FuzzEvent: whatever a ring buffer record holds, the printers (text and
+// JSON, with and without a stack) print it or return an error; they
+// never panic or read past it.
+func FuzzEvent(f *testing.F) {
+	path := filepath.Join("..", "testdata", "resolve", "x86_64.elf")
+	sys := fakeRoot(&testing.T{}, path)
+	var printers []*printer
+	for _, stack := range []bool{false, true} {
+		for _, json := range []bool{false, true} {
+			p, err := ParseProbe("cwnd_set(sk, val, sk->flags:x, sk->stamp)")
+			if err != nil {
+				f.Fatal(err)
+			}
+			o := Options{Probes: []Probe{p}, File: path, Sys: sys, Stack: stack, JSON: json, Out: io.Discard}
+			pl, err := makePlan(o)
+			if err != nil {
+				f.Fatal(err)
+			}
+			printers = append(printers, newPrinter(pl, o, &ksyms{}))
+		}
+	}
+	_, ev := eventsFor(f, "cwnd_set(sk, val, sk->flags:x, sk->stamp)", false, io.Discard)
+	f.Add(ev)
+	f.Add(ev[:len(ev)-1])
+	// The same with a stack of two frames, and a stack error.
+	l := printers[2].pl.probes[0].layout
+	sev := append(append([]byte(nil), ev...), make([]byte, l.eventSize()-len(ev))...)
+	binary.NativeEndian.PutUint64(sev[l.stackOff():], 16)
+	binary.NativeEndian.PutUint64(sev[l.stackOff()+8:], 0xffffffff81000010)
+	binary.NativeEndian.PutUint64(sev[l.stackOff()+16:], 0xffffffff81000020)
+	f.Add(sev)
+	serr := append([]byte(nil), sev...)
+	binary.NativeEndian.PutUint64(serr[l.stackOff():], uint64(1<<64-14))
+	f.Add(serr)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, p := range printers {
+			_ = p.event(raw)
+			p.w.Flush()
+		}
+	})
+}

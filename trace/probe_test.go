@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,4 +114,29 @@ func TestPlanPaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseProbe: the parser never panics, its errors are ProbeErrors, and
+// what it accepts prints as a PROBE that parses back to the same.
+func FuzzParseProbe(f *testing.F) {
+	for _, s := range []string{"tcp_snd_cwnd_set", "fuse:fuse_request_init", "f(skb->dev->name:str, p->a.b, flags:x)", "f()", "f(a", "m:f(a:str:x)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		p, err := ParseProbe(in)
+		if err != nil {
+			var pe *ProbeError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%q: error of type %T: %v", in, err, err)
+			}
+			return
+		}
+		q, err := ParseProbe(p.String())
+		if err != nil {
+			t.Fatalf("%q printed as %q, which does not parse: %v", in, p, err)
+		}
+		if q.String() != p.String() {
+			t.Fatalf("%q: %q, then %q", in, p, q)
+		}
+	})
 }
