@@ -89,6 +89,9 @@ OUTPUT:
     --count               hits per place and per caller, no events
     --hist ARG            log2 histogram of ARG per --by key
     --stack               the kernel stack of each hit, through kallsyms
+                          (the kernel's unwinder: on x86-64 it stops after
+                          the first frame where the probed instruction is a
+                          one-byte push or pop; see docs/trace.md)
 
 FILTER (evaluated in the kernel: a filtered hit costs no copy):
     comparisons == != < <= > >=, & with constants, && || ! and parentheses;
@@ -171,7 +174,7 @@ func init() {
 	f.StringVar(&traceOpts.hist, "hist", "", "log2 histogram of the argument ARG instead of printing hits")
 	f.StringVar(&traceOpts.by, "by", "function", "histogram key: function, caller or site")
 	f.DurationVar(&traceOpts.interval, "interval", 0, "print counts or histograms (or the event and loss totals) every DURATION")
-	f.DurationVar(&traceOpts.duration, "duration", 0, "stop after DURATION (default: until Ctrl-C or SIGTERM)")
+	f.DurationVar(&traceOpts.duration, "duration", 0, "stop DURATION after attaching (default: until Ctrl-C or SIGTERM)")
 	f.IntVarP(&traceOpts.pid, "pid", "p", 0, "only hits in process PID (a thread group id)")
 	f.BoolVar(&traceOpts.stack, "stack", false, "print the kernel stack of each hit")
 	f.BoolVar(&traceOpts.hex, "hex", false, "print every integer in hex")

@@ -16,7 +16,7 @@ trace_start() {
 	"$BTFINLINE" trace "$@" >"$_out" 2>"$_err" &
 	TRACE_PID=$!
 	_i=0
-	while ! grep -q '^Attached' "$_err"; do
+	while ! grep -q '^Attached' "$_err" 2>/dev/null; do
 		if ! kill -0 "$TRACE_PID" 2>/dev/null; then
 			echo "E2E error btfinline trace $* exited before attaching"
 			sed 's/^/E2E trace-stderr /' "$_err"
@@ -89,16 +89,30 @@ trace_module() {
 	# A kernel stack, symbolised: the module's callers are on it. Once as
 	# a breakpoint kprobe (jump optimization off), once as it comes (a
 	# single x86-64 kprobe is jump-optimized within milliseconds).
+	# btfi_wide's place is a mov; btfi_konst's is a one-byte push, where
+	# the kernel's ORC unwinder, looking up the frame of pt_regs' ip (one
+	# past the probe, after the push that has not run), ends the stack
+	# after the first frame, as it does for bpftrace's kstack (trace_peers).
 	for opt in 0 1; do
 		[ -w /proc/sys/debug/kprobes-optimization ] && echo $opt >/proc/sys/debug/kprobes-optimization
-		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
+		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_wide btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
 		sleep 1
 		echo 5 >/proc/btfi_e2e
 		trace_stop /tmp/ts.err
 		sed "s/^/E2E trace-line optimization=$opt /" /tmp/ts$opt.txt
-		echo "E2E trace-stack optimization=$opt frames=$(grep -c "$(printf '^\t')" /tmp/ts$opt.txt) callers=$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.txt),$(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.txt)"
+		for f in wide konst; do
+			awk -v f="btfi_$f(" '/^[0-9]/ { on = index($0, f) > 0 } on' /tmp/ts$opt.txt >/tmp/ts$opt.$f
+			echo "E2E trace-stack optimization=$opt btfi_$f frames=$(grep -c "$(printf '^\t')" /tmp/ts$opt.$f) callers=$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.$f),$(grep -c 'btfi_write[.a-z]*+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.$f),$(grep -c "$(printf '^\t')vfs_write+0x" /tmp/ts$opt.$f)"
+		done
+		expect "stack (optimization=$opt) of btfi_wide: btfi_call_misc, btfi_write, vfs_write" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.wide) $(grep -c 'btfi_write[.a-z]*+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.wide) $(grep -c "$(printf '^\t')vfs_write+0x" /tmp/ts$opt.wide)" "1 1 1"
 	done
-	expect "stack (breakpoint kprobe): btfi_call_misc, btfi_write" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts0.txt) $(grep -c 'btfi_write+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts0.txt)" "1 1"
+	# vmlinux: get_cred while ls runs; the syscall entry must be on it.
+	trace_start /tmp/tv.txt /tmp/tv.err get_cred --stack || return
+	ls / >/dev/null
+	trace_stop /tmp/tv.err
+	head -n 12 /tmp/tv.txt | sed 's/^/E2E trace-line vmlinux /'
+	echo "E2E trace-stack vmlinux events=$(grep -c ' get_cred(' /tmp/tv.txt) frames=$(grep -c "$(printf '^\t')" /tmp/tv.txt) syscall=$(grep -c "$(printf '^\t').*syscall" /tmp/tv.txt)"
+	expect "stack of get_cred: some events, some through do_syscall_64" "$([ "$(grep -c ' get_cred(' /tmp/tv.txt)" -gt 0 ] && echo y) $([ "$(grep -c "$(printf '^\t')do_syscall_64+0x" /tmp/tv.txt)" -gt 0 ] && echo y)" "y y"
 	# The line output, for the record.
 	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
 	echo 5 >/proc/btfi_e2e
@@ -140,6 +154,21 @@ trace_overhead() {
 	loop_ns 1000 >/dev/null
 	trace_stop /tmp/hh.err
 	expect "hist" "$(grep -o '"zero":[0-9]*' /tmp/hh.json) $(grep -o '{"min":512,"max_exclusive":1024,"count":[0-9]*}' /tmp/hh.json)" '"zero":1 {"min":512,"max_exclusive":1024,"count":488}'
+	# --duration ends the run by itself (5 s after attaching), --interval
+	# prints the counts of each interval on the way: two loops of 1000, a
+	# second apart.
+	t0=$(now)
+	trace_start /tmp/hd.json /tmp/hd.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --count --json --interval 500ms --duration 5s || return
+	loop_ns 1000 >/dev/null
+	sleep 1
+	loop_ns 1000 >/dev/null
+	wait "$TRACE_PID"
+	_rc=$?
+	t1=$(now)
+	TRACE_PID=""
+	echo "E2E trace duration exit=$_rc seconds=$(secs "$t0" "$t1") intervals=$(grep -c '"counts":"[0-9]' /tmp/hd.json) interval_hits=$(grep '"counts":"[0-9]' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')"
+	expect "duration: exit, total" "$_rc $(grep '"counts":"total"' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" "0 2000"
+	expect "interval: sum of the intervals' hits" "$(grep '"counts":"[0-9]' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print (s == 2000) }')" 1
 	# The event rate this one-CPU machine sustains, producing and reading:
 	# a burst that fits the ring buffer (8 MiB, 80 bytes an event), timed
 	# until the reader has printed every event (text, to /dev/null).
@@ -252,14 +281,17 @@ trace_peers() {
 		fi
 	done </tmp/perf.sh
 	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+	expect "peer perf: lines refused" "$bad" 0
 	if [ $ok -gt 0 ]; then
 		echo >$T/trace
 		echo 1 >$T/events/inline/enable
 		echo 1 >$T/tracing_on
 		for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
-		echo 0 >$T/events/inline/enable
 		ls / >/dev/null
+		echo 0 >$T/events/inline/enable
 		echo "E2E peer perf hits module=$(grep -c ': btfi_' $T/trace) vmlinux=$(grep -c ': get_cred_' $T/trace)"
+		# Each module line fires once a trigger.
+		expect "peer perf: module hits" "$(grep -c ': btfi_' $T/trace)" "$(($(grep -c ' btfi_e2e' /tmp/perf.sh) * $(echo $E2E_TRIGGERS | wc -w)))"
 		grep ': btfi_\|: get_cred_' $T/trace | head -4 | sed 's/^/E2E peer perf-hit /'
 		perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
 	fi
@@ -267,18 +299,27 @@ trace_peers() {
 		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format bpftrace | grep '^kprobe:'
 	done >/tmp/bt.bt
 	"$BTFINLINE" resolve get_cred --running --format bpftrace | grep '^kprobe:' | head -n 4 >>/tmp/bt.bt
+	# bpftrace's own kstack at the same module place, and at get_cred's.
+	sed -n 's/^\(kprobe:btfi_call_misc+[0-9]*\) .*/\1 { printf("kstack %s\\n", kstack); }/p' /tmp/bt.bt | head -n 1 >/tmp/bts.bt
+	sed -n 's/^\(kprobe:[^ ]*\) { printf("get_cred_.*/\1 { printf("kstack %s\\n", kstack); }/p' /tmp/bt.bt | head -n 1 >>/tmp/bts.bt
+	cat /tmp/bts.bt >>/tmp/bt.bt
 	echo 'interval:s:20 { exit(); }' >>/tmp/bt.bt
 	bpftrace /tmp/bt.bt >/tmp/bt.out 2>&1 &
 	bp=$!
 	_i=0
 	while ! grep -q '^Attaching' /tmp/bt.out && kill -0 $bp 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.2; _i=$((_i + 1)); done
-	sleep 1
+	# "Attaching" comes before the probes are: give them time.
+	sleep 8
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 	ls / >/dev/null
+	# bpftrace reads its printf events asynchronously: let it.
+	sleep 3
 	kill -INT $bp 2>/dev/null
 	wait $bp
-	echo "E2E peer bpftrace exit $? lines=$(grep -c '^kprobe:' /tmp/bt.bt) module=$(grep -c '^btfi_' /tmp/bt.out) vmlinux=$(grep -c '^get_cred_' /tmp/bt.out)"
-	grep -v '^btfi_\|^get_cred_' /tmp/bt.out | head -8 | sed 's/^/E2E peer bpftrace-said /'
+	_rc=$?
+	echo "E2E peer bpftrace exit $_rc lines=$(grep -c '^kprobe:' /tmp/bt.bt) module=$(grep -c '^btfi_' /tmp/bt.out) (of $(($(grep -c '^kprobe:btfi_.*printf("btfi_' /tmp/bt.bt) * $(echo $E2E_TRIGGERS | wc -w)))) vmlinux=$(grep -c '^get_cred_' /tmp/bt.out)"
+	expect "peer bpftrace: exit, module lines that fired" "$_rc $([ "$(grep -c '^btfi_' /tmp/bt.out)" -gt 0 ] && echo y)" "0 y"
+	grep -v '^btfi_\|^get_cred_' /tmp/bt.out | head -40 | sed 's/^/E2E peer bpftrace-said /'
 	grep '^btfi_\|^get_cred_' /tmp/bt.out | head -4 | sed 's/^/E2E peer bpftrace-hit /'
 	kprobes_left peers
 }

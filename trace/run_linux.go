@@ -112,6 +112,11 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	if o.Attached != nil {
 		o.Attached(natt, took)
 	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
 	pr := newPrinter(pl, o, syms)
 	pr.header()
 	pr.w.Flush()

@@ -168,17 +168,13 @@ func (pp *probePlan) binding() Binding {
 	}
 }
 
-// Run traces until ctx is done (Ctrl-C, SIGTERM), o.Duration has passed,
-// or an error; every kprobe and program is released before it returns.
+// Run traces until ctx is done (Ctrl-C, SIGTERM), o.Duration has passed
+// since every place was attached, or an error; every kprobe and program
+// is released before it returns.
 func Run(ctx context.Context, o Options) error {
 	pl, err := makePlan(o)
 	if err != nil {
 		return err
-	}
-	if o.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
-		defer cancel()
 	}
 	return run(ctx, pl, o)
 }
