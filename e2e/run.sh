@@ -287,6 +287,12 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
     fail=${fail:-"btfinline trace lost events"}
   grep -q '^E2E trace exit [1-9]' "$work/results.txt" && fail=${fail:-"btfinline trace exited with an error"}
   grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && fail=${fail:-"kprobes left behind after btfinline trace"}
+  # The figures of README's trace table that a run reproduces exactly.
+  # shellcheck source=e2e/trace.sh
+  . "$here/e2e/trace.sh"
+  rm_col=3; [ "$arch" = arm64 ] && rm_col=4
+  rm_err=$(trace_readme "$here/README.md" "$work/results.txt" $rm_col)
+  [ -z "$rm_err" ] || { printf '%s\n' "$rm_err"; fail=${fail:-"README's btfinline trace figures are not this run's"}; }
   cs=$(grep '^E2E count summary' "$work/results.txt" || true)
   if [ -z "$cs" ]; then fail=${fail:-"no count comparison"}
   else

@@ -323,3 +323,29 @@ trace_peers() {
 	grep '^btfi_\|^get_cred_' /tmp/bt.out | head -4 | sed 's/^/E2E peer bpftrace-hit /'
 	kprobes_left peers
 }
+
+# trace_readme README RESULTS COLUMN: run on the host after the guest, an
+# error line for each figure of README's "btfinline trace" table that this
+# run's results do not reproduce (COLUMN 3: x86-64, 4: arm64): the module's
+# values and events, and the places of __list_del_entry when it was the
+# hot function. Timings and hit counts differ from run to run; these do not.
+trace_readme() {
+	_row() { grep "^| $1" "$2" | awk -F'|' -v c="$3" '{ sub(/^ /, "", $c); print $c }'; }
+	_ts=$(grep '^E2E trace summary' "$2")
+	_v() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<EOT
+$_ts
+EOT
+	}
+	_got="$(_v matched) of $(_v checked)"
+	case "$(_row "the module's ten functions" "$1" "$3")" in "$_got"|"$_got "*) ;;
+	*) echo "E2E error README: module values '$(_row "the module's ten functions" "$1" "$3")', this run: $_got" ;; esac
+	_lost=$(grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$2" | head -n 1 | sed 's/.* \([0-9]*\) lost.*/\1/')
+	_got="$(_v events) for $(_v calls), $_lost"
+	[ "$(_row "events for calls, lost" "$1" "$3")" = "$_got " ] ||
+		echo "E2E error README: events '$(_row "events for calls, lost" "$1" "$3")', this run: $_got"
+	if grep -q '^E2E hot __list_del_entry ' "$2"; then
+		_got=$(sed -n 's/^E2E count summary places=\([0-9]*\) .*/\1/p' "$2" | tail -n 1 | awk '$1 >= 1000 { printf "%d,%03d", $1 / 1000, $1 % 1000; next } { print $1 }')
+		case "$(_row '`__list_del_entry`: places attached' "$1" "$3")" in "$_got:"*) ;;
+		*) echo "E2E error README: __list_del_entry places '$(_row '`__list_del_entry`: places attached' "$1" "$3")', this run: $_got" ;; esac
+	fi
+}
