@@ -11,6 +11,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/arch v0.28.0
 	golang.org/x/sync v0.25.0
+	golang.org/x/sys v0.46.0
 )
 
 require (
@@ -18,6 +19,5 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/tools v0.40.1-0.20260108161641-ca281cf95054 // indirect
 )

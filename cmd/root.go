@@ -30,7 +30,7 @@ functions from BTF alone, and emits SFrame unwind tables.`,
 		Version:       Version,
 	}
 	c.AddCommand(newDemoCmd(), newDumpCmd(), newEncodeCmd(), newManCmd(), newResolveCmd(),
-		newSFrameCmd(), newSitesCmd(), newStatsCmd())
+		newSFrameCmd(), newSitesCmd(), newStatsCmd(), newTraceCmd())
 	return c
 }
 

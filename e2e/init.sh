@@ -52,6 +52,14 @@ if [ "$E2E_SELFTEST" = 1 ]; then
 	awk '!done && /^p:/ && sub(/=%[a-z0-9]+:/, "=%sp:") { done = 1 } 1' /tmp/probes.txt >/tmp/p && mv /tmp/p /tmp/probes.txt
 fi
 e2e_fire_and_check /tmp/probes.txt /tmp/all-probes.txt
+# btfinline trace (e2e/trace.sh): the module's functions against printk,
+# and the cost of a hit.
+if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
+	. /e2e/trace.sh
+	trace_module
+	trace_overhead
+	[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
+fi
 rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E module phase ended at $t1 s of uptime"
@@ -62,6 +70,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
 	e2e_vmlinux_running /e2e/vmlinux-resolve.txt
 	echo >$T/kprobe_events
 fi
+
+# btfinline trace on every place of a hot vmlinux function.
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_vmlinux
 
 # The kernel as judge of traceability.
 oracle=""

@@ -22,7 +22,7 @@
 #                 sites (default 36: 5,248 distinct addresses on x86-64)
 #   E2E_JUDGE_FUNCS  comma list of functions all of whose sites are judged
 #                 ("none": none)
-#   E2E_TIMEOUT   seconds before qemu is killed (default 900)
+#   E2E_TIMEOUT   seconds before qemu is killed (default 1800)
 #   E2E_REBUILD=1 rebuild the module from source first
 #   E2E_SELFTEST=1  corrupt one fetch in the guest: the run must then fail
 #   E2E_WORK      work folder (default $BTFI_CACHE/e2e), kept for inspection
@@ -36,7 +36,7 @@ shared=${BTFI_SHARED:-$here/../shared}
 . "$here/e2e/lib.sh"
 export E2E_RESOLVER=${E2E_RESOLVER:-btfinline}
 sample=${E2E_SAMPLE:-36}
-timeout=${E2E_TIMEOUT:-900}
+timeout=${E2E_TIMEOUT:-1800}
 mem=${E2E_MEM:-512M}
 # Inlined functions all of whose sites are judged, common to both: block,
 # net, scheduler, cpumask, atomics, refcounts (about 2,300 sites).
@@ -156,8 +156,23 @@ if ! e2e_go_static "$goarch" "$root/bin/btfinline" ./cmd/btfinline; then
   [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
+# E2E_PEERS=1 (x86-64): Debian's perf and bpftrace in the guest, with the
+# libraries they link, to run resolve's --format perf and bpftrace lines.
+if [ "${E2E_PEERS:-0}" = 1 ]; then
+  [ "$arch" = x86_64 ] || { log "E2E_PEERS=1 needs the host's binaries: x86-64 only"; exit 2; }
+  command -v bpftrace >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get install -y -q bpftrace >&2; }
+  for b in /usr/bin/perf /usr/bin/bpftrace; do
+    cp "$b" "$root/bin/"
+    ldd "$b" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r l; do
+      [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
+    done
+  done
+  # 250 MB unpacked from the initramfs: 512M fails now and then
+  # ("Initramfs unpacking failed: write error").
+  mem=${E2E_MEM:-1G}
+fi
 cp "$here/e2e/init.sh" "$root/init"
-cp "$here/e2e/btfinline.sh" "$here/e2e/guest.sh" "$root/e2e/"
+cp "$here/e2e/btfinline.sh" "$here/e2e/guest.sh" "$here/e2e/trace.sh" "$root/e2e/"
 # resolve names a module after its file: btfi_e2e, whatever the arch.
 cp "$ko" "$root/e2e/btfi_e2e.ko"
 ko=$root/e2e/btfi_e2e.ko
@@ -214,6 +229,13 @@ E2E_BATCH=${E2E_BATCH:-256}
 E2E_TEXT_SYM=$text_sym
 E2E_LINK_TEXT=$link_text
 E2E_SELFTEST=${E2E_SELFTEST:-0}
+E2E_TRACE=${E2E_TRACE:-1}
+E2E_LOOP=${E2E_LOOP:-20000}
+E2E_HOT=${E2E_HOT:-__list_del_entry}
+E2E_KEEP_OPT=${E2E_KEEP_OPT:-0}
+E2E_HOT_EVENTS=${E2E_HOT_EVENTS:-0}
+E2E_PEERS=${E2E_PEERS:-0}
+E2E_RATE_LOOP=${E2E_RATE_LOOP:-100000}
 BTFINLINE=/bin/btfinline
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"
@@ -229,7 +251,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
 e2e_results "$work/console.log" "$work/results.txt"
-grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register)' "$work/results.txt" || true
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym. Reported, not failed
 # (as the other differences of the --running check).
@@ -246,6 +268,36 @@ else
   [ "$probed" = "$expect" ] || fail=${fail:-"$probed sites probed, the module has $expect"}
   [ "$probed" = "$hitn" ] || fail=${fail:-"$((probed - hitn)) probed sites never fired"}
   [ "${matched:-0}" -gt 0 ] || fail=${fail:-"no argument matched"}
+fi
+# btfinline trace: every value equal to printk, one event per call, no
+# event lost, per-place counts equal to kprobe_profile's, no kprobe left.
+if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
+  ts=$(grep '^E2E trace summary' "$work/results.txt" || true)
+  if [ -z "$ts" ]; then fail=${fail:-"no trace summary"}
+  else
+    for k in mismatched extra missing; do
+      v=$(sed -n "s/.* $k=\([0-9]*\).*/\1/p" <<<"$ts")
+      [ "$v" = 0 ] || fail=${fail:-"btfinline trace: $k=$v"}
+    done
+    v=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$ts")
+    [ "${v:-0}" -gt 0 ] || fail=${fail:-"btfinline trace: no value matched"}
+  fi
+  grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$work/results.txt" | grep -vq ' 0 lost' &&
+    fail=${fail:-"btfinline trace lost events"}
+  grep -q '^E2E trace exit [1-9]' "$work/results.txt" && fail=${fail:-"btfinline trace exited with an error"}
+  grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && fail=${fail:-"kprobes left behind after btfinline trace"}
+  # The figures of README's trace table that a run reproduces exactly.
+  # shellcheck source=e2e/trace.sh
+  . "$here/e2e/trace.sh"
+  rm_col=3; [ "$arch" = arm64 ] && rm_col=4
+  rm_err=$(trace_readme "$here/README.md" "$work/results.txt" $rm_col)
+  [ -z "$rm_err" ] || { printf '%s\n' "$rm_err"; fail=${fail:-"README's btfinline trace figures are not this run's"}; }
+  cs=$(grep '^E2E count summary' "$work/results.txt" || true)
+  if [ -z "$cs" ]; then fail=${fail:-"no count comparison"}
+  else
+    [ "$(sed -n 's/.* differ=\([0-9]*\).*/\1/p' <<<"$cs")" = 0 ] || fail=${fail:-"per-place counts differ from kprobe_profile"}
+    [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || fail=${fail:-"no place of the hot function was hit"}
+  fi
 fi
 if [ "${E2E_STRICT_JUDGE:-1}" != 0 ]; then
   fp=$(sed -n 's/^E2E judge oracle traceable=yes kernel=refused: \([0-9]*\).*/\1/p' "$work/results.txt")

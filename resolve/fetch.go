@@ -27,6 +27,22 @@ type Fetch struct {
 	// Unavailable says why the value cannot be fetched here (for kprobe
 	// syntax when Expr is set but Arg is not).
 	Unavailable string `json:"unavailable,omitempty"`
+	// Read is the fetch as a program executes it (package trace compiles
+	// it to BPF); nil when the value cannot be read at all. It is set for
+	// a register plus an offset too, which kprobe_events cannot add.
+	Read *Read `json:"-"`
+}
+
+// Read says how to compute one fetched value: start from register Reg
+// (a DWARF number; a frame-base location already turned into the CFA
+// register), or from Value when Const; add Off; then, when Size > 0, load
+// Size bytes (1 to 8) at that address.
+type Read struct {
+	Const bool
+	Reg   uint32
+	Value uint64
+	Off   int64
+	Size  int
 }
 
 // fetchType returns the kprobe_events type of a value of size bytes:
@@ -157,6 +173,7 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 		}
 		f.Arg = "%" + r + ":" + kt
 		f.Expr = fmt.Sprintf("(%s)reg(%q)", cast, br)
+		f.Read = &Read{Reg: loc.Reg}
 		return []Fetch{f}
 	case site.LocRegPair:
 		r1, ok1 := a.RegName(loc.Reg)
@@ -172,6 +189,7 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 		lo.Arg, hi.Arg = "%"+r1+":x64", "%"+r2+":"+fmt.Sprintf("x%d", bits(size-8))
 		lo.Expr, hi.Expr = fmt.Sprintf("reg(%q)", b1), fmt.Sprintf("reg(%q)", b2)
 		lo.Verb, hi.Verb = "%lx", "%lx"
+		lo.Read, hi.Read = &Read{Reg: loc.Reg}, &Read{Reg: loc.Reg2}
 		return []Fetch{lo, hi}
 	case site.LocRegOffset:
 		if loc.Reg == site.FBReg {
@@ -188,6 +206,7 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 		}
 		f.Expr = fmt.Sprintf("(uint64)(reg(%q) %+d)", br, loc.Offset)
 		f.Verb = "%lx"
+		f.Read = &Read{Reg: loc.Reg, Off: loc.Offset}
 		if loc.Offset == 0 {
 			f.Arg = "%" + r + ":x64"
 			return []Fetch{f}
@@ -220,10 +239,13 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 			lo.Expr = fmt.Sprintf("*(uint64*)(reg(%q) %+d)", br, loc.Offset)
 			hi.Expr = fmt.Sprintf("*(uint64*)(reg(%q) %+d)", br, loc.Offset+8)
 			lo.Verb, hi.Verb = "%lx", "%lx"
+			lo.Read = &Read{Reg: loc.Reg, Off: loc.Offset, Size: 8}
+			hi.Read = &Read{Reg: loc.Reg, Off: loc.Offset + 8, Size: size - 8}
 			return []Fetch{lo, hi}
 		}
 		f.Arg = fmt.Sprintf("%+d(%%%s):%s", loc.Offset, r, kt)
 		f.Expr = fmt.Sprintf("*(%s*)(reg(%q) %+d)", cast, br, loc.Offset)
+		f.Read = &Read{Reg: loc.Reg, Off: loc.Offset, Size: size}
 		return []Fetch{f}
 	case site.LocConst:
 		v := loc.Value
@@ -236,11 +258,13 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 		} else {
 			f.Expr = fmt.Sprintf("(%s)%d", cast, v)
 		}
+		f.Read = &Read{Const: true, Value: v}
 		return []Fetch{f}
 	case site.LocAddr:
 		f.Arg = fmt.Sprintf("\\%#x:x64", loc.Value)
 		f.Expr = fmt.Sprintf("(uint64)%#x", loc.Value)
 		f.Verb = "%lx"
+		f.Read = &Read{Const: true, Value: loc.Value}
 		return []Fetch{f}
 	}
 	return unavail(fmt.Sprintf("unknown location kind %d", loc.Kind))

@@ -180,8 +180,14 @@ func (r *Result) writeBpftrace(w io.Writer) error {
 			verbs = append(verbs, f.Name+"="+f.Verb)
 			exprs = append(exprs, f.Expr)
 		}
-		// bpftrace takes kprobe:func+offset with a decimal offset.
+		// bpftrace takes kprobe:func+offset with a decimal offset, and
+		// (0.17, Debian 12's) no MODULE: qualifier ("kprobe probe type
+		// requires 1 argument"): a module's symbol is looked up in all of
+		// kallsyms.
 		target := p.Target
+		if i := strings.IndexByte(target, ':'); i > 0 {
+			target = target[i+1:]
+		}
 		if j := strings.LastIndex(target, "+0x"); j > 0 {
 			var off uint64
 			fmt.Sscanf(target[j+3:], "%x", &off)

@@ -28,6 +28,11 @@ type Options struct {
 	// NoInline lets an ELF without .BTF.inline open (Spec is then its
 	// .BTF); for "stats" without inline sites.
 	NoInline bool
+	// Inline, with Running and no File: the object's .BTF.inline from
+	// this file instead of /sys/kernel/btf/MODULE.inline (kernels that do
+	// not publish one); base BTF and addresses still come from the
+	// running kernel.
+	Inline string
 }
 
 // Target is an opened object: its inline BTF, where its sections are, its
@@ -368,19 +373,29 @@ func openRunning(o Options) (*Target, error) {
 		return nil, err
 	}
 	vm, err := btf.LoadFile(sys.BTFPath("vmlinux"), nil)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: the running kernel publishes no BTF (CONFIG_DEBUG_INFO_BTF)", sys.BTFPath("vmlinux"))
+	}
 	if err != nil {
 		return nil, err
 	}
 	main := vm
 	if mod != "vmlinux" {
-		if main, err = btf.LoadFile(sys.BTFPath(mod), vm); err != nil {
+		main, err = btf.LoadFile(sys.BTFPath(mod), vm)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("module %s: %s does not exist: the module is not loaded (see lsmod), or was built without BTF", mod, sys.BTFPath(mod))
+		}
+		if err != nil {
 			return nil, fmt.Errorf("module %s: %w", mod, err)
 		}
 	}
 	inl := sys.BTFPath(mod + ".inline")
+	if o.Inline != "" {
+		inl = o.Inline
+	}
 	if t.Spec, err = btf.LoadFile(inl, main); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist: the running kernel has no inline BTF for %s (CONFIG_DEBUG_INFO_BTF_INLINE, or load btf_vmlinux_inline)", inl, mod)
+		if errors.Is(err, os.ErrNotExist) && o.Inline == "" {
+			return nil, fmt.Errorf("%s does not exist: the running kernel has no inline BTF for %s (CONFIG_DEBUG_INFO_BTF_INLINE, or load btf_vmlinux_inline; btfinline trace --inline FILE takes it from a file)", inl, mod)
 		}
 		return nil, err
 	}

@@ -5,6 +5,9 @@
 //	e2e-guest probe FILE        write each kprobe_events line of FILE, report refusals
 //	e2e-guest check PROBES TRACE  compare fetched arguments with the printk reference
 //	e2e-guest judge [-batch N] SITES   ask the kernel to place a kprobe at every site
+//	e2e-guest register FILE     define every kprobe_events line of FILE, timed, quietly
+//	e2e-guest tracecheck EVENTS DMESG  compare btfinline trace --json events with the printk reference
+//	e2e-guest countcheck P0 P1 COUNTS  compare btfinline trace --count with kprobe_profile
 //
 // Every result line starts with "E2E " so that the host can pick it out of
 // the serial console.
@@ -43,6 +46,12 @@ func main() {
 		err = checkCmd(os.Args[2:])
 	case "judge":
 		err = judgeCmd(os.Args[2:])
+	case "register":
+		err = registerCmd(os.Args[2:])
+	case "tracecheck":
+		err = tracecheckCmd(os.Args[2:])
+	case "countcheck":
+		err = countcheckCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -173,6 +182,30 @@ func probeCmd(args []string) error {
 		fmt.Printf("E2E probe %s\n", d)
 	}
 	fmt.Printf("E2E probes defined=%d registered=%d\n", len(defs), ok)
+	return nil
+}
+
+// registerCmd defines every line of FILE, one write each, and says how
+// long it took and how many the kernel refused.
+func registerCmd(args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: register FILE")
+	}
+	defs, err := readLines(args[0])
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	ok := 0
+	refused := map[string]int{}
+	for _, d := range defs {
+		if err := writeEvent(d); err != nil {
+			refused[errnoName(err)]++
+			continue
+		}
+		ok++
+	}
+	fmt.Printf("E2E register defined=%d registered=%d seconds=%.2f refused=%v\n", len(defs), ok, time.Since(start).Seconds(), refused)
 	return nil
 }
 

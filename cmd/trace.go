@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"errors"
+	"github.com/btfinline/btfinline/ksys"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/btfinline/btfinline/resolve"
+	"github.com/btfinline/btfinline/trace"
+	"github.com/spf13/cobra"
+)
+
+type traceOptions struct {
+	bases    []string
+	running  bool
+	inline   []string
+	json     bool
+	filter   string
+	count    bool
+	hist     string
+	by       string
+	interval time.Duration
+	duration time.Duration
+	pid      int
+	stack    bool
+	hex      bool
+	ringSize int
+	keepOpt  bool
+	verbose  bool
+	sysRoot  string
+}
+
+func newTraceCmd() *cobra.Command {
+	o := &traceOptions{}
+	c := &cobra.Command{
+		Use:   "trace PROBE... [--running | FILE [-B BASE]...] [flags]",
+		Short: "watch an inlined kernel function's arguments live, with BPF",
+		Long: `Trace every call of FUNC: a kprobe at each of its inline sites and at the
+entry of each out-of-line copy (the places "btfinline resolve" lists), one
+BPF program per probe that fetches the arguments from the site's LOC_PARAM
+locations (registers, memory at register+offset, frame-base stack slots
+through the CFA, constants) and sends them through a ring buffer. Needs root
+(or CAP_BPF, CAP_PERFMON and CAP_SYSLOG) and a kernel with kprobes, BPF and
+BPF links with cookies (Linux 5.15 or later).
+
+PROBE:
+    FUNC                  every parameter of FUNC in vmlinux
+    MODULE:FUNC           FUNC in a loaded module
+    FUNC(a, p->len)       these arguments: a parameter, or a member reached
+                          from a pointer parameter (->, then . inside it)
+    FUNC(name:str)        the string a char pointer (or char array) holds
+    FUNC(flags:x)         integers in hex
+
+SOURCES:
+    --running (default)   BTF from /sys/kernel/btf/vmlinux and
+                          /sys/kernel/btf/{vmlinux,MODULE}.inline, addresses
+                          from /proc/kallsyms and /sys/module/MODULE/sections
+    --inline FILE         for kernels without *.inline in /sys/kernel/btf:
+                          the .BTF.inline of one object (named after the file:
+                          vmlinux.inline, fuse.inline), repeatable
+    FILE [-B BASE]...     an object's .BTF.inline and symbols as for
+                          "resolve" (frame-base arguments need its CFI: give
+                          the .ko or vmlinux as the last -B), placed at the
+                          running kernel's addresses after checking that it
+                          is the same build
+
+Places the kernel will not probe (kprobe blacklist, notrace, jump labels, init
+text, ...) are skipped with the reason on stderr (up to ten one by one, else
+one line per reason with a count; -v lists each); the rest are traced.
+Nothing is attached at an address that was not derived from matching BTF and
+symbols. While 64 or more places are attached or detached, kprobe jump
+optimization (/proc/sys/debug/kprobes-optimization) is paused: the kernel
+would otherwise run an optimizer round, which holds the kprobe mutex across
+an RCU grace period, after every single kprobe (--keep-optprobes: do not).
+
+OUTPUT:
+    one line per hit:  TIME CPU PID COMM PLACE FUNC(name=value, ...)
+    TIME is CLOCK_MONOTONIC (as trace_pipe and dmesg), PLACE caller+0xoff;
+    values are formatted by their BTF type: signed and unsigned decimal,
+    pointers in hex, bool, enumerators by name, structs as {member=value},
+    char arrays as strings; "(unavailable)" where the argument has no
+    location at that site, "(fault)" where reading it failed. Lost events
+    (ring buffer full) are counted and printed at the end.
+    --json                one JSON object per event (or per count/histogram)
+    --count               hits per place and per caller, no events
+    --hist ARG            log2 histogram of ARG per --by key
+    --stack               the kernel stack of each hit, through kallsyms
+                          (the kernel's unwinder: on x86-64 it stops after
+                          the first frame where the probed instruction is a
+                          one-byte push or pop; see docs/trace.md)
+
+FILTER (evaluated in the kernel: a filtered hit costs no copy):
+    comparisons == != < <= > >=, & with constants, && || ! and parentheses;
+    names are arguments (p->len too) or BTF enumerators. A comparison that
+    reads an unavailable argument is false.
+
+Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe and unload
+every program (the kernel also releases them if the process dies); no
+kprobe event or trace instance is created in tracefs, so nothing is left
+behind.`,
+		Example: `  btfinline trace tcp_snd_cwnd_set
+        every call of tcp_snd_cwnd_set, inlined or not, with its arguments
+  btfinline trace 'tcp_snd_cwnd_set(tp, val)' --filter 'val < 10'
+        only the calls that set a congestion window below 10
+  btfinline trace 'skb_has_frag_list(skb, skb->len)' --stack --duration 5s
+        with a member behind the pointer and the kernel stack, for 5 s
+  btfinline trace __list_del_entry --count --interval 1s
+        hits per place and per caller, every second
+  btfinline trace 'kmalloc(size)' --hist size --by caller
+        a log2 histogram of kmalloc sizes per calling function
+  btfinline trace fuse:fuse_request_init --inline /usr/lib/debug/fuse.inline --json
+        a module's inline BTF from a file, one JSON object per call
+  btfinline trace 'btfi_e2e:btfi_frame' btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B btfi_e2e.ko
+        the files of a module (its CFI gives the frame-base arguments)`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			file := ""
+			if last := args[len(args)-1]; len(args) > 1 && isFileArg(last, len(o.bases) > 0) {
+				file, args = last, args[:len(args)-1]
+			}
+			if o.running && file != "" {
+				return errors.New("--running reads the running kernel's BTF: give FILE or --running, not both")
+			}
+			var probes []trace.Probe
+			for _, a := range args {
+				p, err := trace.ParseProbe(a)
+				if err != nil {
+					return err
+				}
+				probes = append(probes, p)
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err := trace.Run(ctx, trace.Options{
+				Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: ksys.System{Root: o.sysRoot},
+				JSON: o.json, Filter: o.filter, Count: o.count, Hist: o.hist, By: o.by, Interval: o.interval,
+				Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt, Verbose: o.verbose,
+				Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
+			})
+			var nf *resolve.NotFoundError
+			if errors.As(err, &nf) {
+				return &exitError{code: 2, msg: err.Error()}
+			}
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVarP(&o.bases, "base-btf", "B", nil, "base BTF of FILE (repeatable: first is the root, vmlinux)")
+	f.BoolVar(&o.running, "running", false, "use the running kernel's BTF and addresses (the default without FILE)")
+	f.StringArrayVar(&o.inline, "inline", nil, "an object's .BTF.inline file, for kernels that do not publish one (repeatable)")
+	f.BoolVar(&o.json, "json", false, "one JSON object per event, count table or histogram")
+	f.StringVar(&o.filter, "filter", "", "only hits for which EXPR is true, evaluated in the kernel")
+	f.BoolVar(&o.count, "count", false, "count hits per place and per caller instead of printing them")
+	f.StringVar(&o.hist, "hist", "", "log2 histogram of the argument ARG instead of printing hits")
+	f.StringVar(&o.by, "by", "function", "histogram key: function, caller or site")
+	f.DurationVar(&o.interval, "interval", 0, "print counts or histograms (or the event and loss totals) every DURATION")
+	f.DurationVar(&o.duration, "duration", 0, "stop DURATION after attaching (default: until Ctrl-C or SIGTERM)")
+	f.IntVarP(&o.pid, "pid", "p", 0, "only hits in process PID (a thread group id)")
+	f.BoolVar(&o.stack, "stack", false, "print the kernel stack of each hit")
+	f.BoolVar(&o.hex, "hex", false, "print every integer in hex")
+	f.IntVar(&o.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
+	f.BoolVar(&o.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason")
+	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
+	_ = f.MarkHidden("sys-root")
+	return c
+}
+
+// isFileArg tells FILE from a PROBE: a path, an object's file name, or
+// anything after -B.
+func isFileArg(s string, haveBases bool) bool {
+	if haveBases || strings.ContainsRune(s, '/') {
+		return true
+	}
+	switch filepath.Ext(s) {
+	case ".ko", ".inline", ".o", ".elf":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,351 @@
+# e2e/trace.sh: the "btfinline trace" checks of the end-to-end test, sourced
+# by /init in the guest (busybox sh) after the kprobe checks of the module.
+# Every result line starts with "E2E "; e2e/run.sh turns them into a verdict.
+T=/sys/kernel/tracing
+KP=/sys/kernel/debug/kprobes
+
+now() { cut -d' ' -f1 /proc/uptime; }
+# secs T0 T1: T1 - T0 in seconds.
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# trace_start OUT ERR ARGS...: btfinline trace in the background; returns
+# when it has attached (its "Attached" line on ERR) or died.
+trace_start() {
+	_out=$1 _err=$2
+	shift 2
+	"$BTFINLINE" trace "$@" >"$_out" 2>"$_err" &
+	TRACE_PID=$!
+	_i=0
+	while ! grep -q '^Attached' "$_err" 2>/dev/null; do
+		if ! kill -0 "$TRACE_PID" 2>/dev/null; then
+			echo "E2E error btfinline trace $* exited before attaching"
+			sed 's/^/E2E trace-stderr /' "$_err"
+			TRACE_PID=""
+			return 1
+		fi
+		_i=$((_i + 1))
+		[ $_i -gt 1200 ] && { echo "E2E error btfinline trace $* did not attach in 120 s"; return 1; }
+		sleep 0.1
+	done
+}
+
+# trace_stop ERR: SIGINT, wait, and print its stderr.
+trace_stop() {
+	[ -n "$TRACE_PID" ] || return 1
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+	_rc=$?
+	echo "E2E trace exit $_rc"
+	[ $_rc = 0 ] || echo "E2E error btfinline trace exited with $_rc"
+	grep -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]: [0-9]* events' "$1" | sed 's/^/E2E trace-stderr /'
+	TRACE_PID=""
+}
+
+# expect WHAT GOT WANT: an error line when they differ.
+expect() {
+	if [ "$2" = "$3" ]; then echo "E2E trace-expect $1: $2"
+	else echo "E2E error btfinline trace $1: got '$2', want '$3'"; fi
+}
+
+# kprobes_left: kprobes still registered (none of ours must be after exit).
+kprobes_left() {
+	echo "E2E kprobes-left $1 $(grep -c . $KP/list)"
+	grep . $KP/list | head -5 | sed 's/^/E2E kprobes-left-line /'
+}
+
+# The module's test functions traced while the module runs them: every
+# event's values against the printk truth, one event per call.
+trace_module() {
+	_probes=""
+	for f in $E2E_FUNCS; do
+		case $f in
+		btfi_deref) _probes="$_probes btfi_e2e:btfi_deref(p,p->a,p->b)" ;;
+		*) _probes="$_probes btfi_e2e:$f" ;;
+		esac
+	done
+	dmesg -c >/dev/null
+	# shellcheck disable=SC2086
+	trace_start /tmp/tr.json /tmp/tr.err $_probes /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/tr.err
+	dmesg >/tmp/dmesg.txt
+	# E2E_SELFTEST=1: one traced value off by one; the run must fail.
+	if [ "$E2E_SELFTEST" = 1 ]; then
+		awk '!done && sub(/"a":[0-9]+/, "&1") { done = 1 } 1' /tmp/tr.json >/tmp/t && mv /tmp/t /tmp/tr.json
+	fi
+	e2e-guest tracecheck /tmp/tr.json /tmp/dmesg.txt
+	kprobes_left module
+	# A filter in the kernel: events (a == 10: btfi_call_regs with n=5),
+	# and counts with a signed comparison (c < 0: 3 calls of btfi_call_regs
+	# and 1 of btfi_call_regs2 for the four triggers).
+	trace_start /tmp/tf.json /tmp/tf.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --filter 'a == 10' || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/tf.err
+	expect "filter events" "$(grep -c '"a":10,' /tmp/tf.json) $(grep -c . /tmp/tf.json)" "1 1"
+	trace_start /tmp/tc.json /tmp/tc.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --count --filter 'c < 0 && (b & 0xf) != 0xff' || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/tc.err
+	expect "filter counts" "$(tail -n 1 /tmp/tc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" 4
+	# A kernel stack, symbolised: the module's callers are on it. Once as
+	# a breakpoint kprobe (jump optimization off), once as it comes (a
+	# single x86-64 kprobe is jump-optimized within milliseconds).
+	# btfi_wide's place is a mov; btfi_konst's is a one-byte push, where
+	# the kernel's ORC unwinder, looking up the frame of pt_regs' ip (one
+	# past the probe, after the push that has not run), ends the stack
+	# after the first frame, as it does for bpftrace's kstack (trace_peers).
+	for opt in 0 1; do
+		[ -w /proc/sys/debug/kprobes-optimization ] && echo $opt >/proc/sys/debug/kprobes-optimization
+		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_wide btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
+		sleep 1
+		echo 5 >/proc/btfi_e2e
+		trace_stop /tmp/ts.err
+		sed "s/^/E2E trace-line optimization=$opt /" /tmp/ts$opt.txt
+		for f in wide konst; do
+			awk -v f="btfi_$f(" '/^[0-9]/ { on = index($0, f) > 0 } on' /tmp/ts$opt.txt >/tmp/ts$opt.$f
+			echo "E2E trace-stack optimization=$opt btfi_$f frames=$(grep -c "$(printf '^\t')" /tmp/ts$opt.$f) callers=$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.$f),$(grep -c 'btfi_write[.a-z]*+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.$f),$(grep -c "$(printf '^\t')vfs_write+0x" /tmp/ts$opt.$f)"
+		done
+		expect "stack (optimization=$opt) of btfi_wide: btfi_call_misc, btfi_write, vfs_write" "$(grep -c 'btfi_call_misc+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.wide) $(grep -c 'btfi_write[.a-z]*+0x[0-9a-f]* \[btfi_e2e\]' /tmp/ts$opt.wide) $(grep -c "$(printf '^\t')vfs_write+0x" /tmp/ts$opt.wide)" "1 1 1"
+	done
+	# vmlinux: get_cred while ls runs; the syscall entry must be on it.
+	trace_start /tmp/tv.txt /tmp/tv.err get_cred --stack || return
+	ls / >/dev/null
+	trace_stop /tmp/tv.err
+	head -n 12 /tmp/tv.txt | sed 's/^/E2E trace-line vmlinux /'
+	echo "E2E trace-stack vmlinux events=$(grep -c ' get_cred(' /tmp/tv.txt) frames=$(grep -c "$(printf '^\t')" /tmp/tv.txt) syscall=$(grep -c "$(printf '^\t').*syscall" /tmp/tv.txt)"
+	expect "stack of get_cred: some events, some through do_syscall_64" "$([ "$(grep -c ' get_cred(' /tmp/tv.txt)" -gt 0 ] && echo y) $([ "$(grep -c "$(printf '^\t')do_syscall_64+0x" /tmp/tv.txt)" -gt 0 ] && echo y)" "y y"
+	# The line output, for the record.
+	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
+	echo 5 >/proc/btfi_e2e
+	trace_stop /tmp/tl.err
+	sed 's/^/E2E trace-line /' /tmp/tl.txt
+	# --running alone (the module's .inline next to its BTF): the same
+	# places, counted.
+	trace_start /tmp/trc.json /tmp/trc.err btfi_e2e:btfi_add3 --running --count --json || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/trc.err
+	echo "E2E trace running-count $(tail -n 1 /tmp/trc.json)"
+	kprobes_left running
+}
+
+# loop_ns N: the module's tight loop of N btfi_hot calls, in ns.
+loop_ns() {
+	dmesg -c >/dev/null
+	echo "loop $1" >/proc/btfi_e2e
+	dmesg | sed -n 's/.*btfi: loop n=[0-9]* ns=\([0-9]*\).*/\1/p' | tail -n 1
+}
+
+# The cost of a hit and the event rate: btfi_hot N times, untraced,
+# counted, and with every event sent and read.
+trace_overhead() {
+	n=${E2E_LOOP:-20000}
+	base=$(loop_ns "$n")
+	base2=$(loop_ns "$n")
+	trace_start /tmp/hc.json /tmp/hc.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --count --json || return
+	counted=$(loop_ns "$n")
+	trace_stop /tmp/hc.err
+	trace_start /tmp/he.json /tmp/he.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json || return
+	t0=$(now)
+	events=$(loop_ns "$n")
+	sleep 1
+	trace_stop /tmp/he.err
+	echo "E2E overhead n=$n untraced_ns=$base,$base2 count_ns=$counted events_ns=$events events=$(grep -c '"func"' /tmp/he.json)"
+	# A histogram of i over 0..999: [512, 1K) holds 488 values, [0] one.
+	trace_start /tmp/hh.json /tmp/hh.err 'btfi_e2e:btfi_hot(i)' /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --hist i --json || return
+	loop_ns 1000 >/dev/null
+	trace_stop /tmp/hh.err
+	expect "hist" "$(grep -o '"zero":[0-9]*' /tmp/hh.json) $(grep -o '{"min":512,"max_exclusive":1024,"count":[0-9]*}' /tmp/hh.json)" '"zero":1 {"min":512,"max_exclusive":1024,"count":488}'
+	# --duration ends the run by itself (5 s after attaching), --interval
+	# prints the counts of each interval on the way: two loops of 1000, a
+	# second apart.
+	t0=$(now)
+	trace_start /tmp/hd.json /tmp/hd.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --count --json --interval 500ms --duration 5s || return
+	loop_ns 1000 >/dev/null
+	sleep 1
+	loop_ns 1000 >/dev/null
+	wait "$TRACE_PID"
+	_rc=$?
+	t1=$(now)
+	TRACE_PID=""
+	echo "E2E trace duration exit=$_rc seconds=$(secs "$t0" "$t1") intervals=$(grep -c '"counts":"[0-9]' /tmp/hd.json) interval_hits=$(grep '"counts":"[0-9]' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')"
+	expect "duration: exit, total" "$_rc $(grep '"counts":"total"' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" "0 2000"
+	expect "interval: sum of the intervals' hits" "$(grep '"counts":"[0-9]' /tmp/hd.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print (s == 2000) }')" 1
+	# The event rate this one-CPU machine sustains, producing and reading:
+	# a burst that fits the ring buffer (8 MiB, 80 bytes an event), timed
+	# until the reader has printed every event (text, to /dev/null).
+	m=${E2E_RATE_LOOP:-100000}
+	trace_start /dev/null /tmp/hr.err btfi_e2e:btfi_hot /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --interval 100ms || return
+	t0=$(now)
+	rate=$(loop_ns "$m")
+	t1=$(now)
+	_i=0
+	while ! grep -q ": $m events" /tmp/hr.err && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	t2=$(now)
+	trace_stop /tmp/hr.err
+	echo "E2E rate n=$m loop_ns=$rate produced=$(secs "$t0" "$t1") read=$(secs "$t0" "$t2") $(grep -E '^[0-9]+ hits' /tmp/hr.err)"
+	kprobes_left overhead
+}
+
+# Every place of a hot vmlinux function: attach time against kprobe_events
+# in the same boot, then per-place hits against kprobe_profile over exactly
+# the same interval: with /sys/kernel/debug/kprobes/enabled off, no kprobe
+# fires, and a kprobe_events probe and ours at one address are one
+# aggregated kprobe, armed and disarmed together.
+trace_vmlinux() {
+	fn=${E2E_HOT:-__list_del_entry}
+	"$BTFINLINE" resolve "$fn" --running --format kprobe | grep '^p:' >/tmp/hot.txt
+	echo "E2E hot $fn places=$(wc -l </tmp/hot.txt)"
+	# Ours first, alone: attach (arming every kprobe) and detach; with
+	# E2E_KEEP_OPT=1 again with kprobe jump optimization left on.
+	if [ "${E2E_KEEP_OPT:-0}" = 1 ]; then
+		t0=$(now)
+		trace_start /tmp/hk.json /tmp/hk.err "$fn" --count --json --keep-optprobes || return
+		t1=$(now)
+		trace_stop /tmp/hk.err
+		t2=$(now)
+		echo "E2E attach btfinline-keep-optprobes places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2")"
+	fi
+	t0=$(now)
+	trace_start /tmp/ha.json /tmp/ha.err "$fn" --count --json || return
+	t1=$(now)
+	trace_stop /tmp/ha.err
+	t2=$(now)
+	echo "E2E attach btfinline places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2")"
+	kprobes_left attach
+	# kprobe_events: define, enable (arming), disable, remove.
+	e2e-guest register /tmp/hot.txt
+	t0=$(now)
+	echo 1 >$T/events/inline/enable
+	t1=$(now)
+	echo 0 >$T/events/inline/enable
+	t2=$(now)
+	echo >$T/kprobe_events
+	t3=$(now)
+	echo "E2E attach kprobe_events enable=$(secs "$t0" "$t1") disable=$(secs "$t1" "$t2") remove=$(secs "$t2" "$t3")"
+	# The comparison.
+	e2e-guest register /tmp/hot.txt >/dev/null
+	echo 1 >$T/events/inline/enable
+	echo 0 >$KP/enabled
+	t0=$(now)
+	trace_start /tmp/hp.json /tmp/hp.err "$fn" --count --json || return
+	t1=$(now)
+	echo "E2E attach btfinline-disarmed places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1")"
+	cat $T/kprobe_profile >/tmp/prof0
+	echo 1 >$KP/enabled
+	for i in 1 2 3 4 5 6 7 8; do
+		ls -l / /proc /sys >/dev/null
+		cat /proc/meminfo /proc/self/maps >/dev/null
+		sh -c 'echo x | cat >/dev/null'
+	done
+	echo 0 >$KP/enabled
+	cat $T/kprobe_profile >/tmp/prof1
+	trace_stop /tmp/hp.err
+	echo 1 >$KP/enabled
+	# E2E_SELFTEST=1: one kprobe_profile count off by one.
+	if [ "$E2E_SELFTEST" = 1 ]; then
+		awk '!done && $2 > 0 { $2 = $2 + 1; done = 1 } 1' /tmp/prof1 >/tmp/p && mv /tmp/p /tmp/prof1
+	fi
+	e2e-guest countcheck /tmp/prof0 /tmp/prof1 /tmp/hp.json
+	echo 0 >$T/events/inline/enable
+	echo >$T/kprobe_events
+	kprobes_left vmlinux
+	# E2E_HOT_EVENTS=1: every event of one process's work, none lost.
+	[ "${E2E_HOT_EVENTS:-0}" = 1 ] || return
+	rm -f /tmp/go; mkfifo /tmp/go
+	( read -r _ </tmp/go; exec ls -lR /sys/class /proc/self >/dev/null 2>&1 ) &
+	wpid=$!
+	trace_start /tmp/hv.json /tmp/hv.err "$fn" --json --pid "$wpid" || return
+	echo go >/tmp/go
+	wait "$wpid"
+	trace_stop /tmp/hv.err
+	echo "E2E hot events $(grep -c '"func"' /tmp/hv.json) of pid $wpid"
+	kprobes_left vmlinux-events
+}
+
+# E2E_PEERS=1: resolve's --format perf and --format bpftrace lines for the
+# module, run by Debian's perf and bpftrace in this guest while the module
+# is triggered: does the tool accept each line, and do the probes fire?
+trace_peers() {
+	# perf finds a module's symbols in its file under /lib/modules.
+	mkdir -p "/lib/modules/$(uname -r)/extra"
+	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
+	for f in btfi_add3 btfi_konst btfi_frame; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
+	done >/tmp/perf.sh
+	"$BTFINLINE" resolve get_cred --running --format perf | grep '^perf probe' | head -n 4 >>/tmp/perf.sh
+	ok=0 bad=0
+	while read -r line; do
+		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
+			bad=$((bad + 1))
+			echo "E2E peer perf refused: $line"
+			sed 's/^/E2E peer perf-said /' /tmp/perf.out | head -5
+		fi
+	done </tmp/perf.sh
+	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+	expect "peer perf: lines refused" "$bad" 0
+	if [ $ok -gt 0 ]; then
+		echo >$T/trace
+		echo 1 >$T/events/inline/enable
+		echo 1 >$T/tracing_on
+		for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+		ls / >/dev/null
+		echo 0 >$T/events/inline/enable
+		echo "E2E peer perf hits module=$(grep -c ': btfi_' $T/trace) vmlinux=$(grep -c ': get_cred_' $T/trace)"
+		# Each module line fires once a trigger.
+		expect "peer perf: module hits" "$(grep -c ': btfi_' $T/trace)" "$(($(grep -c ' btfi_e2e' /tmp/perf.sh) * $(echo $E2E_TRIGGERS | wc -w)))"
+		grep ': btfi_\|: get_cred_' $T/trace | head -4 | sed 's/^/E2E peer perf-hit /'
+		perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
+	fi
+	for f in btfi_add3 btfi_konst; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format bpftrace | grep '^kprobe:'
+	done >/tmp/bt.bt
+	"$BTFINLINE" resolve get_cred --running --format bpftrace | grep '^kprobe:' | head -n 4 >>/tmp/bt.bt
+	# bpftrace's own kstack at the same module place, and at get_cred's.
+	sed -n 's/^\(kprobe:btfi_call_misc+[0-9]*\) .*/\1 { printf("kstack %s\\n", kstack); }/p' /tmp/bt.bt | head -n 1 >/tmp/bts.bt
+	sed -n 's/^\(kprobe:[^ ]*\) { printf("get_cred_.*/\1 { printf("kstack %s\\n", kstack); }/p' /tmp/bt.bt | head -n 1 >>/tmp/bts.bt
+	cat /tmp/bts.bt >>/tmp/bt.bt
+	echo 'interval:s:20 { exit(); }' >>/tmp/bt.bt
+	bpftrace /tmp/bt.bt >/tmp/bt.out 2>&1 &
+	bp=$!
+	_i=0
+	while ! grep -q '^Attaching' /tmp/bt.out && kill -0 $bp 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.2; _i=$((_i + 1)); done
+	# "Attaching" comes before the probes are: give them time.
+	sleep 8
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	ls / >/dev/null
+	# bpftrace reads its printf events asynchronously: let it.
+	sleep 3
+	kill -INT $bp 2>/dev/null
+	wait $bp
+	_rc=$?
+	echo "E2E peer bpftrace exit $_rc lines=$(grep -c '^kprobe:' /tmp/bt.bt) module=$(grep -c '^btfi_' /tmp/bt.out) (of $(($(grep -c '^kprobe:btfi_.*printf("btfi_' /tmp/bt.bt) * $(echo $E2E_TRIGGERS | wc -w)))) vmlinux=$(grep -c '^get_cred_' /tmp/bt.out)"
+	expect "peer bpftrace: exit, module lines that fired" "$_rc $([ "$(grep -c '^btfi_' /tmp/bt.out)" -gt 0 ] && echo y)" "0 y"
+	grep -v '^btfi_\|^get_cred_' /tmp/bt.out | head -40 | sed 's/^/E2E peer bpftrace-said /'
+	grep '^btfi_\|^get_cred_' /tmp/bt.out | head -4 | sed 's/^/E2E peer bpftrace-hit /'
+	kprobes_left peers
+}
+
+# trace_readme README RESULTS COLUMN: run on the host after the guest, an
+# error line for each figure of README's "btfinline trace" table that this
+# run's results do not reproduce (COLUMN 3: x86-64, 4: arm64): the module's
+# values and events, and the places of __list_del_entry when it was the
+# hot function. Timings and hit counts differ from run to run; these do not.
+trace_readme() {
+	_row() { grep "^| $1" "$2" | awk -F'|' -v c="$3" '{ sub(/^ /, "", $c); print $c }'; }
+	_ts=$(grep '^E2E trace summary' "$2")
+	_v() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<EOT
+$_ts
+EOT
+	}
+	_got="$(_v matched) of $(_v checked)"
+	case "$(_row "the module's ten functions" "$1" "$3")" in "$_got"|"$_got "*) ;;
+	*) echo "E2E error README: module values '$(_row "the module's ten functions" "$1" "$3")', this run: $_got" ;; esac
+	_lost=$(grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$2" | head -n 1 | sed 's/.* \([0-9]*\) lost.*/\1/')
+	_got="$(_v events) for $(_v calls), $_lost"
+	[ "$(_row "events for calls, lost" "$1" "$3")" = "$_got " ] ||
+		echo "E2E error README: events '$(_row "events for calls, lost" "$1" "$3")', this run: $_got"
+	if grep -q '^E2E hot __list_del_entry ' "$2"; then
+		_got=$(sed -n 's/^E2E count summary places=\([0-9]*\) .*/\1/p' "$2" | tail -n 1 | awk '$1 >= 1000 { printf "%d,%03d", $1 / 1000, $1 % 1000; next } { print $1 }')
+		case "$(_row '`__list_del_entry`: places attached' "$1" "$3")" in "$_got:"*) ;;
+		*) echo "E2E error README: __list_del_entry places '$(_row '`__list_del_entry`: places attached' "$1" "$3")', this run: $_got" ;; esac
+	fi
+}

@@ -1,0 +1,345 @@
+//go:build linux
+
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+)
+
+// kernel holds what a run created in the kernel: maps, programs and one
+// BPF link per attached site. Closing the link releases its perf event,
+// so that the kprobe goes with it.
+type kernel struct {
+	sites, scratch, ring, counts, stats, hist *ebpf.Map
+	countsMem, statsMem, histMem              *ebpf.Memory
+	progs                                     []*ebpf.Program
+	kprobeType                                uint32
+
+	mu    sync.Mutex
+	links []int // by site; -1: not attached
+}
+
+// PermissionError says the process may not load BPF or open kprobes.
+type PermissionError struct{ Msg string }
+
+func (e *PermissionError) Error() string { return e.Msg }
+
+// capabilities checks CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) in the
+// effective set, before anything is created.
+func capabilities() error {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil // cannot tell; the kernel will say
+	}
+	return checkCaps(b)
+}
+
+// checkCaps reads the CapEff line of a /proc/PID/status.
+func checkCaps(b []byte) error {
+	for _, l := range strings.Split(string(b), "\n") {
+		v, ok := strings.CutPrefix(l, "CapEff:")
+		if !ok {
+			continue
+		}
+		c, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		if err != nil {
+			return nil
+		}
+		const sysAdmin, perfmon, bpf = 21, 38, 39
+		if c&(1<<sysAdmin) != 0 || c&(1<<perfmon) != 0 && c&(1<<bpf) != 0 {
+			return nil
+		}
+		return &PermissionError{"btfinline trace needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYSLOG to read kernel addresses): run it with sudo"}
+	}
+	return nil
+}
+
+func kprobePMU() (uint32, error) {
+	const p = "/sys/bus/event_source/devices/kprobe/type"
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, errors.New("the kernel has no kprobe PMU (" + p + "): it needs CONFIG_KPROBES and CONFIG_KPROBE_EVENTS (Linux 4.17 or later)")
+		}
+		return 0, err
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q", p, b)
+	}
+	return uint32(v), nil
+}
+
+// explain turns errors of the bpf syscall into what to do.
+func explain(what string, err error) error {
+	switch {
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+		return &PermissionError{fmt.Sprintf("%s: %v: btfinline trace needs root, or CAP_BPF and CAP_PERFMON", what, err)}
+	case errors.Is(err, unix.ENOSYS):
+		return fmt.Errorf("%s: the kernel has no BPF (CONFIG_BPF_SYSCALL)", what)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func newKernel(pl *plan, ringSize int) (k *kernel, err error) {
+	if err := capabilities(); err != nil {
+		return nil, err
+	}
+	k = &kernel{}
+	defer func() {
+		if err != nil {
+			k.close()
+		}
+	}()
+	if k.kprobeType, err = kprobePMU(); err != nil {
+		return nil, err
+	}
+	n := len(pl.sites)
+	spec, ev := 8, 8
+	for _, pp := range pl.probes {
+		spec, ev = max(spec, pp.layout.specSize()), max(ev, pp.layout.eventSize())
+	}
+	if ringSize == 0 {
+		ringSize = 8 << 20
+	}
+	mk := func(name string, s *ebpf.MapSpec) (*ebpf.Map, error) {
+		s.Name = name
+		m, err := ebpf.NewMap(s)
+		if err != nil {
+			return nil, explain("creating map "+name, err)
+		}
+		return m, nil
+	}
+	if k.sites, err = mk("btfi_sites", &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: uint32(spec), MaxEntries: uint32(max(n, 1))}); err != nil {
+		return nil, err
+	}
+	if k.scratch, err = mk("btfi_scratch", &ebpf.MapSpec{Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(scratchEvent + ev), MaxEntries: 1}); err != nil {
+		return nil, err
+	}
+	if k.ring, err = mk("btfi_events", &ebpf.MapSpec{Type: ebpf.RingBuf, MaxEntries: uint32(ringSize)}); err != nil {
+		return nil, err
+	}
+	mmapable := func(name string, entries int) (*ebpf.Map, *ebpf.Memory, error) {
+		m, err := mk(name, &ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: uint32(max(entries, 1)), Flags: unix.BPF_F_MMAPABLE})
+		if err != nil {
+			return nil, nil, err
+		}
+		mem, err := m.Memory()
+		if err != nil {
+			m.Close()
+			return nil, nil, fmt.Errorf("map %s: %w", name, err)
+		}
+		return m, mem, nil
+	}
+	if k.counts, k.countsMem, err = mmapable("btfi_counts", n); err != nil {
+		return nil, err
+	}
+	if k.stats, k.statsMem, err = mmapable("btfi_stats", 1); err != nil {
+		return nil, err
+	}
+	hn := 1
+	if pl.mode == ModeHist {
+		hn = n * HistBuckets
+	}
+	if k.hist, k.histMem, err = mmapable("btfi_hist", hn); err != nil {
+		return nil, err
+	}
+	for i, s := range pl.sites {
+		if s.refused != "" {
+			continue
+		}
+		b, err := pl.probes[s.probe].layout.encodeSpec(s.slots)
+		if err != nil {
+			return nil, fmt.Errorf("site %s: %w", placeName(s), err)
+		}
+		b = append(b, make([]byte, spec-len(b))...)
+		if err := k.sites.Put(uint32(i), b); err != nil {
+			return nil, fmt.Errorf("site spec %d: %w", i, err)
+		}
+	}
+	fds := mapFDs{k.sites.FD(), k.scratch.FD(), k.ring.FD(), k.counts.FD(), k.stats.FD(), k.hist.FD()}
+	for _, pp := range pl.probes {
+		insns, err := pp.program(pl, fds)
+		if err != nil {
+			return nil, err
+		}
+		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "btfi_" + sanitizeName(pp.probe.Func), Type: ebpf.Kprobe, License: "GPL", Instructions: insns})
+		if err != nil {
+			var ve *ebpf.VerifierError
+			if errors.As(err, &ve) {
+				return nil, fmt.Errorf("the kernel's verifier refused the program of %s: %+v", pp.probe, ve)
+			}
+			return nil, explain("loading the program of "+pp.probe.String(), err)
+		}
+		k.progs = append(k.progs, prog)
+	}
+	k.links = make([]int, n)
+	for i := range k.links {
+		k.links[i] = -1
+	}
+	return k, nil
+}
+
+// optprobesSysctl switches kprobe jump optimization for the whole kernel.
+const optprobesSysctl = "/proc/sys/debug/kprobes-optimization"
+
+// pauseOptprobes turns kprobe jump optimization off while many kprobes
+// are registered or unregistered, and returns what turns it back on. The
+// kernel's optimizer holds kprobe_mutex across an RCU-tasks grace period
+// in every round, and a round runs after each armed kprobe: thousands of
+// kprobes registered one by one wait for thousands of grace periods.
+// Without it they are armed as breakpoints and optimized together when
+// it is back on. It does nothing (and says so) when the knob is off
+// already or cannot be written.
+func pauseOptprobes() (restore func(), paused bool) {
+	b, err := os.ReadFile(optprobesSysctl)
+	if err != nil || strings.TrimSpace(string(b)) != "1" {
+		return func() {}, false
+	}
+	if err := os.WriteFile(optprobesSysctl, []byte("0"), 0); err != nil {
+		return func() {}, false
+	}
+	return func() { os.WriteFile(optprobesSysctl, []byte("1"), 0) }, true
+}
+
+func sanitizeName(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		}
+	}
+	n := b.String()
+	if len(n) > 10 {
+		n = n[:10]
+	}
+	return n
+}
+
+// openKprobe opens a kprobe perf event at a kernel address (no symbol
+// lookup: the address is the one resolve derived).
+func (k *kernel) openKprobe(addr uint64) (int, error) {
+	attr := unix.PerfEventAttr{
+		Type: k.kprobeType,
+		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Ext1: 0,    // kprobe_func: none
+		Ext2: addr, // kprobe_addr
+	}
+	return unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+}
+
+// linkCreate attaches prog to a perf event with a cookie (BPF_LINK_CREATE,
+// attach type BPF_PERF_EVENT, Linux 5.15). cilium/ebpf creates such links
+// only inside link.Kprobe, which takes a symbol name.
+func linkCreate(prog, perf int, cookie uint64) (int, error) {
+	const (
+		bpfLinkCreate = 28
+		bpfPerfEvent  = 41
+	)
+	attr := struct {
+		progFD, targetFD, attachType, flags uint32
+		cookie                              uint64
+		_                                   [16]byte
+	}{uint32(prog), uint32(perf), bpfPerfEvent, 0, cookie, [16]byte{}}
+	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfLinkCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// attach attaches site i; the error is the kernel's refusal.
+func (k *kernel) attach(pl *plan, i int) error {
+	s := pl.sites[i]
+	pfd, err := k.openKprobe(s.place.Addr)
+	if err != nil {
+		return err
+	}
+	lfd, err := linkCreate(k.progs[s.probe].FD(), pfd, uint64(i))
+	// The link holds the perf event; its fd is not needed any more.
+	unix.Close(pfd)
+	if err != nil {
+		return fmt.Errorf("BPF link: %w", err)
+	}
+	k.mu.Lock()
+	k.links[i] = lfd
+	k.mu.Unlock()
+	return nil
+}
+
+// detachAll closes every link from many goroutines: each close waits for
+// RCU grace periods in the kernel, and concurrent closes share them.
+func (k *kernel) detachAll() {
+	k.mu.Lock()
+	var fds []int
+	for i, fd := range k.links {
+		if fd >= 0 {
+			fds = append(fds, fd)
+			k.links[i] = -1
+		}
+	}
+	k.mu.Unlock()
+	parallel(len(fds), 64, func(i int) { unix.Close(fds[i]) })
+}
+
+func parallel(n, workers int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func (k *kernel) close() {
+	if k == nil {
+		return
+	}
+	k.detachAll()
+	for _, p := range k.progs {
+		p.Close()
+	}
+	for _, m := range []*ebpf.Map{k.sites, k.scratch, k.ring, k.counts, k.stats, k.hist} {
+		if m != nil {
+			m.Close()
+		}
+	}
+}
+
+func readU64s(mem *ebpf.Memory, n int) []uint64 {
+	out := make([]uint64, n)
+	b := make([]byte, 8*n)
+	if _, err := mem.ReadAt(b, 0); err != nil {
+		return out
+	}
+	for i := range out {
+		out[i] = binary.NativeEndian.Uint64(b[8*i:])
+	}
+	return out
+}
+
+func (k *kernel) counters(n int) []uint64 { return readU64s(k.countsMem, n) }
+func (k *kernel) lost() uint64            { return readU64s(k.statsMem, 1)[0] }
+func (k *kernel) histograms(n int) []uint64 {
+	return readU64s(k.histMem, n*HistBuckets)
+}

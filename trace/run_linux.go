@@ -1,0 +1,238 @@
+//go:build linux
+
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
+)
+
+// attachWorkers attach sites concurrently: registering a kprobe takes the
+// kernel's kprobe_mutex, but opening the perf event and creating the link
+// around it do not.
+const attachWorkers = 4
+
+// raiseFileLimit makes room for one link fd per site.
+func raiseFileLimit(n int) {
+	var l unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &l) != nil || l.Cur >= uint64(n) {
+		return
+	}
+	want := unix.Rlimit{Cur: uint64(n), Max: max(l.Max, uint64(n))}
+	if unix.Setrlimit(unix.RLIMIT_NOFILE, &want) != nil {
+		want.Cur, want.Max = l.Max, l.Max
+		unix.Setrlimit(unix.RLIMIT_NOFILE, &want)
+	}
+}
+
+func run(ctx context.Context, pl *plan, o Options) error {
+	errw := o.Err
+	n := len(pl.sites)
+	var todo []int
+	skips := newSkips(errw, o.Verbose)
+	for i, s := range pl.sites {
+		if s.refused != "" {
+			skips.add(pl.probes[s.probe].probe.Func, placeName(s), s.refused)
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return errors.New("no place of the probes can take a kprobe")
+	}
+	var syms *ksyms
+	if o.Stack {
+		var err error
+		if syms, err = loadKsyms(o.Sys); err != nil {
+			return err
+		}
+	}
+	raiseFileLimit(n + 256)
+	k, err := newKernel(pl, o.RingSize)
+	if err != nil {
+		return err
+	}
+	defer k.close()
+	pause := len(todo) >= PauseOptprobesAt && !o.KeepOptprobes
+	restore := func() {}
+	if pause {
+		var paused bool
+		if restore, paused = pauseOptprobes(); paused {
+			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+		}
+	}
+	start := time.Now()
+	attached := make([]bool, n)
+	refusals := make([]error, n)
+	var (
+		mu    sync.Mutex
+		fatal error
+	)
+	parallel(len(todo), attachWorkers, func(j int) {
+		i := todo[j]
+		if err := k.attach(pl, i); err != nil {
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
+				mu.Lock()
+				fatal = err
+				mu.Unlock()
+			}
+			refusals[i] = err
+			return
+		}
+		attached[i] = true
+	})
+	took := time.Since(start)
+	restore()
+	if fatal != nil {
+		return explain("attaching a kprobe", fatal)
+	}
+	natt := 0
+	for i, ok := range attached {
+		if ok {
+			natt++
+			continue
+		}
+		if err := refusals[i]; err != nil {
+			s := pl.sites[i]
+			skips.add(pl.probes[s.probe].probe.Func, fmt.Sprintf("%s (%#x)", placeName(s), s.place.Addr), "the kernel refused the kprobe: "+err.Error())
+		}
+	}
+	skips.summary()
+	if natt == 0 {
+		return errors.New("the kernel refused every place")
+	}
+	fmt.Fprintf(errw, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", natt, len(pl.probes), took.Seconds(), n-natt)
+	if o.Attached != nil {
+		o.Attached(natt, took)
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	pr := newPrinter(pl, o, syms)
+	pr.header()
+	pr.w.Flush()
+	var rd *ringbuf.Reader
+	if pl.mode == ModeEvents {
+		if rd, err = ringbuf.NewReader(k.ring); err != nil {
+			return err
+		}
+		defer rd.Close()
+	}
+	var tick <-chan time.Time
+	if o.Interval > 0 {
+		t := time.NewTicker(o.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	var prevCounts, prevHist []uint64
+	interval := func() {
+		if pl.mode == ModeEvents {
+			fmt.Fprintf(errw, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
+			return
+		}
+		title := time.Now().Format("15:04:05")
+		if pl.mode == ModeCount {
+			c := k.counters(n)
+			d := append([]uint64(nil), c...)
+			for i := range prevCounts {
+				d[i] -= prevCounts[i]
+			}
+			prevCounts = c
+			pr.printCounts(d, attached, title)
+		} else {
+			h := k.histograms(n)
+			d := append([]uint64(nil), h...)
+			for i := range prevHist {
+				d[i] -= prevHist[i]
+			}
+			prevHist = h
+			pr.printHists(d, attached, title+" ")
+		}
+		pr.w.Flush()
+	}
+	var rec ringbuf.Record
+	var loopErr error
+loop:
+	for {
+		if rd == nil {
+			select {
+			case <-ctx.Done():
+				break loop
+			case <-tick:
+				interval()
+			}
+			continue
+		}
+		rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		err := rd.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := pr.event(rec.RawSample); err != nil {
+				loopErr = err
+				break loop
+			}
+			if rec.Remaining == 0 {
+				pr.w.Flush()
+			}
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			pr.w.Flush()
+		default:
+			loopErr = err
+			break loop
+		}
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-tick:
+			interval()
+		default:
+		}
+	}
+	// Detach first, so that nothing is sent any more; then drain.
+	t0 := time.Now()
+	if pause {
+		restore, _ = pauseOptprobes()
+	}
+	k.detachAll()
+	restore()
+	detached := time.Since(t0)
+	if rd != nil && loopErr == nil {
+		rd.SetDeadline(time.Now())
+		for rd.ReadInto(&rec) == nil {
+			if err := pr.event(rec.RawSample); err != nil {
+				loopErr = err
+				break
+			}
+		}
+	}
+	c := k.counters(n)
+	var hits uint64
+	for _, x := range c {
+		hits += x
+	}
+	switch pl.mode {
+	case ModeCount:
+		pr.printCounts(c, attached, "total")
+	case ModeHist:
+		pr.printHists(k.histograms(n), attached, "")
+	}
+	if err := pr.w.Flush(); err != nil && loopErr == nil {
+		loopErr = err
+	}
+	if pl.mode == ModeEvents {
+		fmt.Fprintf(errw, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), natt, detached.Seconds())
+	} else {
+		fmt.Fprintf(errw, "%d hits; detached %d places in %.3f s\n", hits, natt, detached.Seconds())
+	}
+	return loopErr
+}
