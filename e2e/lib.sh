@@ -3,7 +3,7 @@
 # Debian kernel) and scripts/check-kbuild (a kernel built with the kbuild
 # series). Sourced (bash); "here" must name the repository.
 
-# The test module's inlined functions (testdata/kmod/btfi_e2e.c) whose
+# The test module's inlined functions (e2e/kmod/btfi_e2e.c) whose
 # sites are probed, the values written to /proc/btfi_e2e to run every
 # caller, and its module parameter.
 e2e_module_funcs="btfi_add3 btfi_stack btfi_spill btfi_deref btfi_fields btfi_konst btfi_wide btfi_outer btfi_inner btfi_frame"

@@ -13,7 +13,7 @@ import (
 // eventsFor builds raw events of the first attachable place of probe p in
 // the x86-64 fixture: what the program sends, with the given words.
 func eventsFor(t testing.TB, probe string, json bool, out io.Writer) (*printer, []byte) {
-	path := filepath.Join("..", "testdata", "resolve", "x86_64.elf")
+	path := filepath.Join("..", "resolve", "testdata", "x86_64.elf")
 	tt, _ := t.(*testing.T)
 	if tt == nil {
 		tt = &testing.T{}
@@ -144,7 +144,7 @@ func TestSkips(t *testing.T) {
 // JSON, with and without a stack) print it or return an error; they
 // never panic or read past it.
 func FuzzEvent(f *testing.F) {
-	path := filepath.Join("..", "testdata", "resolve", "x86_64.elf")
+	path := filepath.Join("..", "resolve", "testdata", "x86_64.elf")
 	sys := fakeRoot(&testing.T{}, path)
 	var printers []*printer
 	for _, stack := range []bool{false, true} {

@@ -158,7 +158,7 @@ func TestPlanFixtures(t *testing.T) {
 		{"abi-x86_64.elf", []string{"f_int", "f_pair", "f_big", "f_spill", "f_small", "f_i128", "f_bits", "f_many"}},
 		{"abi-aarch64.elf", []string{"f_int", "f_pair", "f_big", "f_spill", "f_small", "f_i128", "f_bits", "f_many"}},
 	} {
-		path := filepath.Join("..", "testdata", "resolve", tc.file)
+		path := filepath.Join("..", "resolve", "testdata", tc.file)
 		sys := fakeRoot(t, path)
 		for _, fn := range tc.funcs {
 			t.Run(tc.file+"/"+fn, func(t *testing.T) {

@@ -53,7 +53,7 @@ func TestParseProbe(t *testing.T) {
 func TestPlanPaths(t *testing.T) {
 	for _, file := range []string{"x86_64.elf", "aarch64.elf"} {
 		t.Run(file, func(t *testing.T) {
-			path := filepath.Join("..", "testdata", "resolve", file)
+			path := filepath.Join("..", "resolve", "testdata", file)
 			sys := fakeRoot(t, path)
 			p, err := ParseProbe("cwnd_set(val, sk->cwnd, sk->flags:x, sk->stamp)")
 			if err != nil {
