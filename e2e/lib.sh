@@ -78,3 +78,27 @@ e2e_slide_check() {
   fi
   [ "$off" = 0 ]
 }
+
+# e2e_readme_block README RESULTS NAME: the lines of one run that README's
+# block NAME (between "<!-- e2e-run:NAME -->" and "<!-- /e2e-run:NAME -->",
+# in a code block) shows, which a run reproduces exactly: the module's
+# summary, the vmlinux definitions registered, the judge's counts (without
+# its seconds) and every refusal reason and oracle line. Prints what
+# differs; E2E_UPDATE_README=1 writes this run's lines into the block.
+e2e_readme_block() {
+  local want got
+  got=$(grep -E '^E2E (summary|probes defined=|judge (sites|refused [0-9]|oracle))' "$2" |
+    sed 's/ seconds=[0-9.]*//; s/, e\.g\. .*//')
+  # The vmlinux definitions come after the module's summary.
+  got=$(awk '/^E2E summary/ { s = 1 } s || !/^E2E probes defined=/' <<<"$got")
+  want=$(awk -v n="$3" '$0 == "<!-- /e2e-run:" n " -->" { f = 0 } f && !/^```/ { print } $0 == "<!-- e2e-run:" n " -->" { f = 1 }' "$1")
+  if [ "${E2E_UPDATE_README:-0}" = 1 ]; then
+    awk -v n="$3" -v body="$got" '
+      $0 == "<!-- e2e-run:" n " -->" { print; print "```"; print body; print "```"; skip = 1; next }
+      $0 == "<!-- /e2e-run:" n " -->" { skip = 0 }
+      !skip' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
+    return 0
+  fi
+  [ -n "$want" ] || { echo "README has no block e2e-run:$3"; return 1; }
+  [ "$want" = "$got" ] || { diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed 's/^/README vs this run: /'; return 1; }
+}

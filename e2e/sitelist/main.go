@@ -42,15 +42,18 @@ func main() {
 	funcs := flag.String("funcs", "", "comma-separated inlined functions whose every site is printed")
 	stats := flag.Int("top", 0, "print the N most inlined functions with their site counts to stderr")
 	list := flag.String("list", "", "select from this site list (same format) instead of reading DWARF")
+	params := flag.Bool("params", false, "print the parameters of each -funcs function instead of sites: FUNC NAME...")
 	flag.Parse()
 	var err error
 	switch {
+	case *params && flag.NArg() == 1:
+		err = printParams(flag.Arg(0), *funcs)
 	case *list != "" && flag.NArg() == 0:
 		err = filter(*list, *sample, *funcs)
 	case *list == "" && flag.NArg() == 1:
 		err = run(flag.Arg(0), *sample, *funcs, *stats)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: sitelist [-sample N] [-funcs F,G] (VMLINUX | -list FILE)")
+		fmt.Fprintln(os.Stderr, "usage: sitelist [-sample N] [-funcs F,G] (VMLINUX | -list FILE) | -params -funcs F,G OBJECT")
 		os.Exit(2)
 	}
 	if err != nil {
@@ -289,4 +292,73 @@ func entryPC(d *dwarf.Data, e *dwarf.Entry) (uint64, bool) {
 		return 0, false
 	}
 	return rs[0][0], true
+}
+
+// printParams prints, for each function of funcList that the DWARF of the
+// object at path describes, its formal parameters in order (from the
+// function's own DIE, the abstract instance of an inlined one): what
+// e2e/run.sh counts the fetched arguments against.
+func printParams(path, funcList string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		return err
+	}
+	want := wanted(funcList)
+	got := map[string][]string{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagSubprogram {
+			continue
+		}
+		name, _ := e.Val(dwarf.AttrName).(string)
+		if !want[name] || !e.Children || got[name] != nil {
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		ps := []string{}
+		for {
+			c, err := r.Next()
+			if err != nil {
+				return err
+			}
+			if c == nil || c.Tag == 0 {
+				break
+			}
+			if c.Tag == dwarf.TagFormalParameter {
+				if n, ok := c.Val(dwarf.AttrName).(string); ok {
+					ps = append(ps, n)
+				}
+			}
+			if c.Children {
+				r.SkipChildren()
+			}
+		}
+		got[name] = ps
+	}
+	names := make([]string, 0, len(got))
+	for n := range got {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Println(n, strings.Join(got[n], " "))
+	}
+	if len(names) != len(want) {
+		return fmt.Errorf("%s: %d of the %d functions have parameters in the DWARF", path, len(names), len(want))
+	}
+	return nil
 }
