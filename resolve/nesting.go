@@ -3,12 +3,12 @@ package resolve
 import (
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"strings"
 
 	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/kprobe"
+	"github.com/btfinline/btfinline/site"
 )
 
 // MarkNesting annotates the inline places of r with how deep they are
@@ -80,9 +80,10 @@ type Nest struct {
 // functions match accepts (nil: all) and returns their nesting, keyed
 // with LocKey when withLocs. Sites with one key keep the deepest nesting,
 // preferring one nested in the same function. .BTF.inline does not say
-// which probe points encode chose, so the keys are those of both kinds
-// (dwarfsite.ProbeEntry and ProbeBlock, with the ELF's own kprobe rules):
-// a site's nesting is the same at either address.
+// which probe points encode chose (dwarfsite.ProbeEntry or ProbeBlock,
+// with the ELF's own kprobe rules), and an address can hold one instance
+// at its entry pc and another moved there: the kind is the one whose
+// sites the target's .BTF.inline holds more of.
 func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Nest, error) {
 	if t.elfPath == "" {
 		return nil, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
@@ -100,24 +101,43 @@ func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Ne
 	if err != nil {
 		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
 	}
-	var sites []site.Site
-	for _, pp := range []dwarfsite.ProbePoint{dwarfsite.ProbeEntry, dwarfsite.ProbeBlock} {
+	key := func(s *site.Site) NestKey {
+		k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
+		if withLocs {
+			k.Locs = LocKey(s)
+		}
+		return k
+	}
+	ours, _, _, err := t.Sites()
+	if err != nil {
+		return nil, err
+	}
+	var best map[NestKey]Nest
+	bestScore := -1
+	// Block first: the default of encode wins a tie.
+	for _, pp := range []dwarfsite.ProbePoint{dwarfsite.ProbeBlock, dwarfsite.ProbeEntry} {
 		res, err := x.Sites(dwarfsite.Options{Func: match, ProbePoint: pp, Text: rules})
 		if err != nil {
 			return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
 		}
-		sites = append(sites, res.Sites...)
-	}
-	m := make(map[NestKey]Nest, len(sites))
-	for _, s := range sites {
-		k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
-		if withLocs {
-			k.Locs = LocKey(&s)
+		m := make(map[NestKey]Nest, len(res.Sites))
+		for i := range res.Sites {
+			s := &res.Sites[i]
+			k := key(s)
+			n, seen := m[k]
+			if !seen || s.Depth > n.Depth || s.Outer == s.Func.Name && n.Outer != s.Func.Name {
+				m[k] = Nest{s.Depth, s.Outer}
+			}
 		}
-		n, seen := m[k]
-		if !seen || s.Depth > n.Depth || s.Outer == s.Func.Name && n.Outer != s.Func.Name {
-			m[k] = Nest{s.Depth, s.Outer}
+		score := 0
+		for i := range ours {
+			if _, ok := m[key(&ours[i])]; ok {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = m, score
 		}
 	}
-	return m, nil
+	return best, nil
 }
