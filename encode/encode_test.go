@@ -15,7 +15,9 @@ import (
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/locsec"
 	"github.com/btfinline/btfinline/site"
 )
@@ -85,7 +87,18 @@ func checkEncodeOpts(t *testing.T, path string, o Options, workers []int) *Resul
 	t.Logf("%d sites, %d bytes, %.2f B/site, stats %+v", r.Stats.Sites, len(r.Data), float64(len(r.Data))/float64(max(1, r.Stats.Entries)), r.Stats)
 	// The sites as the DWARF reader gives them, read again: the encoder
 	// keeps only its compact form of them.
-	dws, err := dwarfsite.ReadFile(path, dwarfsite.Options{ExcludeLanguages: o.ExcludeLanguages})
+	ro := dwarfsite.Options{ExcludeLanguages: o.ExcludeLanguages, ProbePoint: o.ProbePoint}
+	if o.ProbePoint == dwarfsite.ProbeBlock {
+		f, err := elfobj.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if ro.Text, err = kprobe.ForELF(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dws, err := dwarfsite.ReadFile(path, ro)
 	if err != nil {
 		t.Fatal(err)
 	}
