@@ -23,8 +23,9 @@ type Region struct {
 }
 
 // Rules decides whether a kprobe can sit at an address: the checks of
-// kernel/kprobes.c (6.1) that depend on where the address is, not on the
-// instruction there. See docs/inspect.md for the list and its sources.
+// kernel/kprobes.c (6.1) that depend on where the address is, and the
+// arch's rules on the instruction there (arm64insn.go, x86insn.go). See
+// docs/inspect.md for the list and its sources.
 type Rules struct {
 	rel bool
 	// linked: syms is a linked image's ELF symbol table (with sizes), so
@@ -32,7 +33,11 @@ type Rules struct {
 	linked bool
 	// text reads the instructions before and at a probe address, for
 	// the arm64 instruction rules (arm64insn.go); nil elsewhere.
-	text    func(section string, addr uint64) (orig, patched []byte)
+	text func(section string, addr uint64) (orig, patched []byte)
+	// x86 reads the text for the x86-64 instruction rules (x86insn.go),
+	// whose verdict depends on kver; nil elsewhere.
+	x86     *x86Text
+	kver    KernelVersion
 	regions []Region
 	// points are the many small patch-site regions (jump labels, static
 	// calls, BUG()s), by section ("" in a linked object), each sorted by
@@ -103,6 +108,9 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 	}
 	if why := r.checkNotrace(section, caller, fn, found); why != "" {
 		return why
+	}
+	if r.x86 != nil {
+		return r.checkX86(section, addr)
 	}
 	if !found {
 		fnOff = 4 * ARM64AtomicWindow
@@ -358,6 +366,9 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 	if a == arch.ARM64 {
 		r.text = elfText(f)
 	}
+	if a == arch.X86_64 {
+		r.setX86(f, markers)
+	}
 	if r.rel {
 		for _, s := range f.Sections {
 			if s.Flags&elf.SHF_EXECINSTR == 0 {
@@ -601,7 +612,8 @@ func MarkerNames() map[string]bool {
 		"__start_static_call_sites": true, "__stop_static_call_sites": true,
 		"__start___bug_table": true, "__stop___bug_table": true,
 		"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true,
-		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true}
+		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true,
+		"linux_banner": true}
 	for _, p := range markerPairs {
 		m[p.start], m[p.end] = true, true
 	}
@@ -645,6 +657,9 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 	r := &Rules{syms: funcs}
 	if a == arch.ARM64 {
 		r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
+	}
+	if a == arch.X86_64 {
+		r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
 	}
 	bl, ok, err := sys.KprobeBlacklist()
 	if err != nil {
