@@ -230,43 +230,18 @@ func execSectionAt(f *elf.File, at func(int) uint64, a, n uint64) (int, uint64, 
 
 // elfText returns Rules.text for f: up to ARM64AtomicWindow instructions
 // before addr and the one at addr, from the executable section holding it
-// (read whole on first use; a linked image is addressed by address, a
-// relocatable object by section and offset), as the file has them and,
-// when alternatives overlap them, as the kernel patches them (nil
-// otherwise). Which alternatives apply depends on the CPU; taking both
-// versions can only refuse more.
+// (sectionText), as the file has them and, when alternatives overlap
+// them, as the kernel patches them (nil otherwise). Which alternatives
+// apply depends on the CPU; taking both versions can only refuse more.
 func elfText(f *elfobj.File) func(section string, addr uint64) (orig, patched []byte) {
-	cache := map[*elf.Section][]byte{}
-	data := func(s *elf.Section) []byte {
-		d, ok := cache[s]
-		if !ok {
-			d, _ = f.Range(s, 0, s.Size)
-			cache[s] = d
-		}
-		return d
-	}
+	text := sectionText(f)
 	var (
 		altOnce sync.Once
 		alts    []altPatch
 	)
 	return func(section string, addr uint64) ([]byte, []byte) {
-		var sec *elf.Section
-		off := addr
-		if f.Type == elf.ET_REL {
-			for _, s := range f.Sections {
-				if s.Name == section && s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
-					sec = s
-					break
-				}
-			}
-		} else if i, o, ok := execSectionAt(f.File, func(i int) uint64 { return f.Sections[i].Addr }, addr, 4); ok {
-			sec, off = f.Sections[i], o
-		}
-		if sec == nil {
-			return nil, nil
-		}
-		d := data(sec)
-		if off+4 > uint64(len(d)) {
+		d, off, ok := text(section, addr)
+		if !ok || off+4 > uint64(len(d)) {
 			return nil, nil
 		}
 		start := uint64(0)
