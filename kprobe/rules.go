@@ -103,6 +103,11 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 	if r.syms != nil {
 		fn, fnOff, found = r.syms.Lookup(section, addr)
 	}
+	if !found && r.syms != nil {
+		if p, ok := r.syms.Padding(section, addr); ok {
+			return paddingReason(p.Name)
+		}
+	}
 	if r.linked && !found {
 		return DeadCodeReason
 	}
@@ -287,6 +292,15 @@ func elfText(f *elfobj.File) func(section string, addr uint64) (orig, patched []
 // accepts a kprobe there (kallsyms attributes the address to the function
 // before it), but nothing calls the code: the probe never fires.
 const DeadCodeReason = "dead code: no function symbol covers it (an overridden __weak definition), a kprobe here never fires"
+
+// paddingReason: the padding kbuild puts before each function (6.12's
+// __pfx_, kCFI's __cfi_) is a symbol of its own in kallsyms, and
+// register_kprobe refuses an address in one (is_cfi_preamble_symbol, in
+// both Debian kernels: 6.1 has it from the stable series, though it has
+// no padding). Without this rule the address would read as dead code.
+func paddingReason(sym string) string {
+	return "function padding (" + sym + "): kprobes refuse the padding and CFI preamble (is_cfi_preamble_symbol)"
+}
 
 func (r *Rules) within(section string, addr uint64) string {
 	key := ""

@@ -1,6 +1,7 @@
 package kprobe
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/btfinline/btfinline/dwarfsite"
@@ -48,6 +49,17 @@ func TestKernelX86InsnRules(t *testing.T) {
 			}
 			if got := r.KernelVersion().String(); got != k.Release {
 				t.Fatalf("vmlinux: kernel version %s, want %s", got, k.Release)
+			}
+			if k.Release == "6.12" {
+				// 6.12 pads each function: 4 bytes into do_one_initcall's
+				// __pfx_ symbol is refused as such.
+				fn := r.syms.ByName("do_one_initcall")
+				if len(fn) != 1 {
+					t.Fatalf("do_one_initcall: %d symbols", len(fn))
+				}
+				if got := r.Check(".text", fn[0].Addr-12, "?"); !strings.Contains(got, "function padding (__pfx_do_one_initcall)") {
+					t.Errorf("do_one_initcall-12: %q, want function padding", got)
+				}
 			}
 			x, err := dwarfsite.Load(f)
 			if err != nil {

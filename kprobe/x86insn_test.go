@@ -48,6 +48,10 @@ var x86Cases = []struct {
 	{"xen_cpuid", "not an instruction boundary", "not an instruction boundary", 5},
 	// A paravirt patch site: a direct call once the kernel has booted.
 	{"call_pv", "", "", 0},
+	// Padding before a function: a symbol of its own in kallsyms, which
+	// kprobes refuse (not dead code); the function after it is fine.
+	{"__pfx_padded", "function padding (__pfx_padded)", "function padding (__pfx_padded)", 4},
+	{"padded", "", "", 0},
 }
 
 // TestX86RulesFixture checks Rules.Check on the x86insn fixture as a

@@ -45,6 +45,15 @@
 	case xen_cpuid, 0x0f, 0x0b, 0x78, 0x65, 0x6e, 0x0f, 0xa2	# ud2; .ascii "xen"; cpuid
 	case kvm_cpuid, 0x0f, 0x0b, 0x6b, 0x76, 0x6d, 0x0f, 0xa2	# ud2; .ascii "kvm"; cpuid
 
+	# A function with its 16-byte padding symbol in front, as 6.12's
+	# CONFIG_FUNCTION_PADDING lays it out.
+	.globl __pfx_padded
+	.type __pfx_padded, @function
+__pfx_padded:
+	.fill 16, 1, 0x90
+	.size __pfx_padded, 16
+	case padded, 0x90
+
 	# An indirect call through pv_ops: refused as the ELF has it, but a
 	# paravirt patch site, which the kernel makes a direct call at boot.
 	.globl call_pv
