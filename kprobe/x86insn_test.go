@@ -173,3 +173,29 @@ func TestParseKernelRelease(t *testing.T) {
 		}
 	}
 }
+
+// FuzzX86Refusal: any bytes, any version, either boot-patch state give a
+// reason or none, never a panic; the reason does not depend on bytes
+// past the longest instruction; a release string parses or is refused.
+func FuzzX86Refusal(f *testing.F) {
+	for _, c := range []string{"cc", "0f0b", "0f0b78656e0fa2", "ff1500000000", "67ffd0", "0f01c1", "8ed0", "17", "9a010203040506", "c5f877", "f3f3f3f30f"} {
+		b, _ := hex.DecodeString(c)
+		f.Add(b, uint8(6), uint8(12), false, "6.12.117+deb13-cloud-amd64")
+	}
+	f.Fuzz(func(t *testing.T, code []byte, major, minor uint8, patched bool, release string) {
+		v := KernelVersion{int(major), int(minor)}
+		why := X86Refusal(code, v, patched)
+		if why != "" && !strings.HasPrefix(why, "x86: ") {
+			t.Fatalf("reason %q", why)
+		}
+		if len(code) > maxX86Insn+emulatePrefixLen {
+			if got := X86Refusal(code[:maxX86Insn+emulatePrefixLen], v, patched); got != why {
+				t.Fatalf("%x: %q, cut to %d bytes %q", code, why, maxX86Insn+emulatePrefixLen, got)
+			}
+		}
+		inEmulatePrefix(code)
+		if v, ok := ParseKernelRelease(release); ok != v.Known() {
+			t.Fatalf("ParseKernelRelease(%q) = %v, %v", release, v, ok)
+		}
+	})
+}
