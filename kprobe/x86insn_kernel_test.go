@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/dwarfsite"
-	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -25,28 +24,12 @@ func TestKernelX86InsnRules(t *testing.T) {
 		}
 		t.Run(k.Name, func(t *testing.T) {
 			for _, m := range k.Modules() {
-				f, err := elfobj.Open(k.Module(m))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := ForELF(f)
-				f.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, r := openRules(t, k.Module(m))
 				if got := r.KernelVersion().String(); got != k.Release {
 					t.Errorf("%s: kernel version %s, want %s", m, got, k.Release)
 				}
 			}
-			f, err := elfobj.Open(k.Vmlinux())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := ForELF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, r := openRules(t, k.Vmlinux())
 			if got := r.KernelVersion().String(); got != k.Release {
 				t.Fatalf("vmlinux: kernel version %s, want %s", got, k.Release)
 			}

@@ -67,15 +67,7 @@ func TestX86RulesFixture(t *testing.T) {
 		{"x86insn-6.12.o", KernelVersion{6, 12}},
 	} {
 		t.Run(obj.file, func(t *testing.T) {
-			f, err := elfobj.Open(filepath.Join("testdata", obj.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := ForELF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, r := openRules(t, filepath.Join("testdata", obj.file))
 			if got := r.KernelVersion(); got != obj.v {
 				t.Fatalf("kernel version %v, want %v", got, obj.v)
 			}
@@ -111,6 +103,21 @@ func TestX86RulesFixture(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openRules opens an ELF and reads its rules, closing it when t ends.
+func openRules(t *testing.T, path string) (*elfobj.File, *Rules) {
+	t.Helper()
+	f, err := elfobj.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := ForELF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, r
 }
 
 func TestX86Refusal(t *testing.T) {
