@@ -3,8 +3,10 @@
 // blacklist (NOKPROBE_SYMBOL, noinstr, entry and init text), jump-label,
 // static-call and BUG() patch sites, functions without an ftrace location
 // (which kprobe events refuse), dead code of an overridden __weak
-// definition, and on arm64 the instructions kprobes will not single-step
-// and exclusive sequences, with .altinstructions applied. Rules are built
+// definition, on arm64 the instructions kprobes will not single-step and
+// exclusive sequences, with .altinstructions applied, and on x86-64 the
+// instructions kprobes neither single-step nor emulate, by the kernel
+// version the object names (x86insn.go). Rules are built
 // from an ELF (ELFRules) or from the running kernel (RunningRules), so
 // that stats, resolve and a tracer share them. docs/inspect.md lists each
 // rule with its source in the kernel. Rules.Barrier (patch.go) says which

@@ -23,8 +23,9 @@ type Region struct {
 }
 
 // Rules decides whether a kprobe can sit at an address: the checks of
-// kernel/kprobes.c (6.1) that depend on where the address is, not on the
-// instruction there. See docs/inspect.md for the list and its sources.
+// kernel/kprobes.c (6.1) that depend on where the address is, and the
+// arch's rules on the instruction there (arm64insn.go, x86insn.go). See
+// docs/inspect.md for the list and its sources.
 type Rules struct {
 	rel bool
 	// linked: syms is a linked image's ELF symbol table (with sizes), so
@@ -32,7 +33,11 @@ type Rules struct {
 	linked bool
 	// text reads the instructions before and at a probe address, for
 	// the arm64 instruction rules (arm64insn.go); nil elsewhere.
-	text    func(section string, addr uint64) (orig, patched []byte)
+	text func(section string, addr uint64) (orig, patched []byte)
+	// x86 reads the text for the x86-64 instruction rules (x86insn.go),
+	// whose verdict depends on kver; nil elsewhere.
+	x86     *x86Text
+	kver    KernelVersion
 	regions []Region
 	// points are the many small patch-site regions (jump labels, static
 	// calls, BUG()s), by section ("" in a linked object), each sorted by
@@ -98,11 +103,19 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 	if r.syms != nil {
 		fn, fnOff, found = r.syms.Lookup(section, addr)
 	}
+	if !found && r.syms != nil {
+		if p, ok := r.syms.Padding(section, addr); ok {
+			return paddingReason(p.Name)
+		}
+	}
 	if r.linked && !found {
 		return DeadCodeReason
 	}
 	if why := r.checkNotrace(section, caller, fn, found); why != "" {
 		return why
+	}
+	if r.x86 != nil {
+		return r.checkX86(section, addr)
 	}
 	if !found {
 		fnOff = 4 * ARM64AtomicWindow
@@ -222,43 +235,18 @@ func execSectionAt(f *elf.File, at func(int) uint64, a, n uint64) (int, uint64, 
 
 // elfText returns Rules.text for f: up to ARM64AtomicWindow instructions
 // before addr and the one at addr, from the executable section holding it
-// (read whole on first use; a linked image is addressed by address, a
-// relocatable object by section and offset), as the file has them and,
-// when alternatives overlap them, as the kernel patches them (nil
-// otherwise). Which alternatives apply depends on the CPU; taking both
-// versions can only refuse more.
+// (sectionText), as the file has them and, when alternatives overlap
+// them, as the kernel patches them (nil otherwise). Which alternatives
+// apply depends on the CPU; taking both versions can only refuse more.
 func elfText(f *elfobj.File) func(section string, addr uint64) (orig, patched []byte) {
-	cache := map[*elf.Section][]byte{}
-	data := func(s *elf.Section) []byte {
-		d, ok := cache[s]
-		if !ok {
-			d, _ = f.Range(s, 0, s.Size)
-			cache[s] = d
-		}
-		return d
-	}
+	text := sectionText(f)
 	var (
 		altOnce sync.Once
 		alts    []altPatch
 	)
 	return func(section string, addr uint64) ([]byte, []byte) {
-		var sec *elf.Section
-		off := addr
-		if f.Type == elf.ET_REL {
-			for _, s := range f.Sections {
-				if s.Name == section && s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
-					sec = s
-					break
-				}
-			}
-		} else if i, o, ok := execSectionAt(f.File, func(i int) uint64 { return f.Sections[i].Addr }, addr, 4); ok {
-			sec, off = f.Sections[i], o
-		}
-		if sec == nil {
-			return nil, nil
-		}
-		d := data(sec)
-		if off+4 > uint64(len(d)) {
+		d, off, ok := text(section, addr)
+		if !ok || off+4 > uint64(len(d)) {
 			return nil, nil
 		}
 		start := uint64(0)
@@ -304,6 +292,15 @@ func elfText(f *elfobj.File) func(section string, addr uint64) (orig, patched []
 // accepts a kprobe there (kallsyms attributes the address to the function
 // before it), but nothing calls the code: the probe never fires.
 const DeadCodeReason = "dead code: no function symbol covers it (an overridden __weak definition), a kprobe here never fires"
+
+// paddingReason: the padding kbuild puts before each function (6.12's
+// __pfx_, kCFI's __cfi_) is a symbol of its own in kallsyms, and
+// register_kprobe refuses an address in one (is_cfi_preamble_symbol, in
+// both Debian kernels: 6.1 has it from the stable series, though it has
+// no padding). Without this rule the address would read as dead code.
+func paddingReason(sym string) string {
+	return "function padding (" + sym + "): kprobes refuse the padding and CFI preamble (is_cfi_preamble_symbol)"
+}
 
 func (r *Rules) within(section string, addr uint64) string {
 	key := ""
@@ -357,6 +354,9 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 	r := &Rules{rel: f.Type == elf.ET_REL, linked: f.Type != elf.ET_REL && funcs != nil, syms: funcs}
 	if a == arch.ARM64 {
 		r.text = elfText(f)
+	}
+	if a == arch.X86_64 {
+		r.setX86(f, markers)
 	}
 	if r.rel {
 		for _, s := range f.Sections {
@@ -601,7 +601,8 @@ func MarkerNames() map[string]bool {
 		"__start_static_call_sites": true, "__stop_static_call_sites": true,
 		"__start___bug_table": true, "__stop___bug_table": true,
 		"__start_kprobe_blacklist": true, "__stop_kprobe_blacklist": true, "_text": true, "_stext": true,
-		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true}
+		"__start_mcount_loc": true, "__stop_mcount_loc": true, "__start_patchable_function_entries": true, "__stop_patchable_function_entries": true,
+		"linux_banner": true}
 	for _, p := range markerPairs {
 		m[p.start], m[p.end] = true, true
 	}
@@ -645,6 +646,9 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 	r := &Rules{syms: funcs}
 	if a == arch.ARM64 {
 		r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
+	}
+	if a == arch.X86_64 {
+		r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
 	}
 	bl, ok, err := sys.KprobeBlacklist()
 	if err != nil {

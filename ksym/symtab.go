@@ -43,6 +43,9 @@ type SymTab struct {
 	mods   []string // kallsyms module per entry index (parallel to names)
 	secs   []string
 	ents   []symEnt // sorted by (sec for rel, addr, preference)
+	// pad holds the padding symbols (paddingPrefixes), left out of ents,
+	// sorted by (sec for rel, addr).
+	pad []symEnt
 
 	once   sync.Once
 	byHash map[uint64][]int32 // FNV-1a of a name -> entries
@@ -247,9 +250,13 @@ func ReadELFSymbols(f *elf.File, markers map[string]bool) (*ELFSymbols, error) {
 			continue
 		}
 		typ := elf.SymType(info & 0xf)
-		if typ == elf.STT_FUNC && int(shndx) < len(f.Sections) && !isPadding(strtab, name) {
-			t.ents = append(t.ents, symEnt{addr: value, size: size, name: name, sec: shndx,
-				global: elf.SymBind(info>>4) != elf.STB_LOCAL})
+		if typ == elf.STT_FUNC && int(shndx) < len(f.Sections) {
+			e := symEnt{addr: value, size: size, name: name, sec: shndx, global: elf.SymBind(info>>4) != elf.STB_LOCAL}
+			if isPadding(strtab, name) {
+				t.pad = append(t.pad, e)
+			} else {
+				t.ents = append(t.ents, e)
+			}
 			continue
 		}
 		if len(markers) > 0 && typ != elf.STT_FILE && typ != elf.STT_SECTION && int(name) < len(strtab) {
@@ -265,13 +272,22 @@ func ReadELFSymbols(f *elf.File, markers map[string]bool) (*ELFSymbols, error) {
 		}
 	}
 	t.sortEnts()
+	slices.SortFunc(t.pad, func(a, b symEnt) int {
+		if t.rel && a.sec != b.sec {
+			return cmp.Compare(t.secs[a.sec], t.secs[b.sec])
+		}
+		return cmp.Compare(a.addr, b.addr)
+	})
 	return out, nil
 }
 
 // paddingPrefixes name the symbols kbuild gives the padding in front of
 // each function (CONFIG_FUNCTION_PADDING's __pfx_, kCFI's __cfi_): typed
 // as functions, but no function of their own (49,126 of them in Debian
-// 13's 6.12 vmlinux). available_filter_functions and kprobes ignore them.
+// 13's 6.12 vmlinux). available_filter_functions leaves them out, and
+// kprobes refuse an address in one (register_kprobe's
+// is_cfi_preamble_symbol, in both Debian kernels): Lookup does not find
+// them, Padding does.
 var paddingPrefixes = [][]byte{[]byte("__pfx_"), []byte("__cfi_")}
 
 // isPadding tells a padding symbol by its name at strtab[off:].
@@ -338,6 +354,22 @@ func (t *SymTab) Lookup(section string, addr uint64) (Symbol, uint64, bool) {
 		}
 	}
 	return Symbol{}, 0, false
+}
+
+// Padding returns the padding symbol (paddingPrefixes) containing addr
+// (in section, for relocatable objects): ELF symbol tables only.
+func (t *SymTab) Padding(section string, addr uint64) (Symbol, bool) {
+	l := t.pad
+	if t.rel {
+		lo := sort.Search(len(l), func(i int) bool { return t.secs[l[i].sec] >= section })
+		hi := sort.Search(len(l), func(i int) bool { return t.secs[l[i].sec] > section })
+		l = l[lo:hi]
+	}
+	i := sort.Search(len(l), func(i int) bool { return l[i].addr > addr }) - 1
+	if i < 0 || addr >= l[i].addr+l[i].size {
+		return Symbol{}, false
+	}
+	return t.symbol(&l[i]), true
 }
 
 func groupStart(l []symEnt, i int) int {

@@ -77,6 +77,15 @@ type Inst struct {
 // PC is the address the instruction was decoded at.
 func (in *Inst) PC() uint64 { return in.pc }
 
+// X86 returns the x86asm decoding behind an x86-64 instruction, for
+// readers that judge an instruction by its opcode and operands (the
+// kprobe instruction rules); false for arm64 and for ENDBR64, which is
+// taken whole without x86asm.
+func (in *Inst) X86() (x86asm.Inst, bool) {
+	x, ok := in.raw.(x86asm.Inst)
+	return x, ok
+}
+
 // ErrUnknown is returned for bytes the decoder does not know as an
 // instruction.
 var ErrUnknown = errors.New("unknown instruction")
