@@ -266,24 +266,26 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 e2e_results "$work/console.log" "$work/results.txt"
 grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register)' "$work/results.txt" || true
 fail=""
+# failed REASON: the run fails; every reason is printed at the end.
+failed() { fail="${fail:+$fail; }$1"; log "FAIL: $1"; }
 # An address immediate resolve --running gives for vmlinux must be the one
 # from the files moved by the KASLR slide of $text_sym.
 if [ "$E2E_RESOLVER" = btfinline ]; then
   e2e_slide_check "$work/results.txt" "$root/e2e/vmlinux-resolve.txt" "$link_text" ||
-    fail="address immediates of resolve --running did not move with KASLR"
-  grep -q '^E2E resolve-addr' "$work/results.txt" || fail=${fail:-"resolve --running gave no address immediate: the KASLR check checked nothing"}
+    failed "address immediates of resolve --running did not move with KASLR"
+  grep -q '^E2E resolve-addr' "$work/results.txt" || failed "resolve --running gave no address immediate: the KASLR check checked nothing"
 fi
-grep -q '^E2E-END' "$work/results.txt" || fail="the guest did not finish (see $work/console.log)"
-grep -qE '^E2E (MISMATCH|UNPAIRED|error)' "$work/results.txt" && fail="mismatches or errors"
+grep -q '^E2E-END' "$work/results.txt" || failed "the guest did not finish (see $work/console.log)"
+grep -qE '^E2E (MISMATCH|UNPAIRED|error)' "$work/results.txt" && failed "mismatches or errors"
 sum=$(grep '^E2E summary' "$work/results.txt" || true)
-if [ -z "$sum" ]; then fail=${fail:-"no summary"}
+if [ -z "$sum" ]; then failed "no summary"
 else
   probed=$(sed -n 's/.*sites probed=\([0-9]*\).*/\1/p' <<<"$sum")
   hitn=$(sed -n 's/.*sites hit=\([0-9]*\).*/\1/p' <<<"$sum")
   matched=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$sum")
-  [ "$probed" = "$expect" ] || fail=${fail:-"$probed sites probed, the module has $expect"}
-  [ "$probed" = "$hitn" ] || fail=${fail:-"$((probed - hitn)) probed sites never fired"}
-  [ "${matched:-0}" -gt 0 ] || fail=${fail:-"no argument matched"}
+  [ "$probed" = "$expect" ] || failed "$probed sites probed, the module has $expect"
+  [ "$probed" = "$hitn" ] || failed "$((probed - hitn)) probed sites never fired"
+  [ "${matched:-0}" -gt 0 ] || failed "no argument matched"
 fi
 # Every parameter the module's DWARF gives a probed function is fetched
 # and checked against printk at each probed site of it (a member of a
@@ -296,7 +298,7 @@ btfinline/arm64) expect_unchecked=${arm64_unchecked:-} ;;
 *) expect_unchecked="" ;;
 esac
 "$work/sitelist" -params -funcs "$(tr ' ' , <<<"$funcs btfi_initfn")" "$ko" >"$work/params.txt" ||
-  fail=${fail:-"sitelist -params failed"}
+  failed "sitelist -params failed"
 unchecked=$(awk -v expect="$expect_unchecked" '
   FNR == NR { for (i = 2; i <= NF; i++) params[$1] = params[$1] " " $i; next }
   $1 == "E2E" && $2 == "probe" { ev = $3; sub(/^p:[^\/]*\//, "", ev); fn = ev; sub(/_[0-9]+$/, "", fn); probed[ev] = fn }
@@ -320,9 +322,9 @@ unchecked=$(awk -v expect="$expect_unchecked" '
 cat "$work/params-summary.txt"
 if [ -n "$unchecked" ]; then
   printf 'E2E PARAMETER %s\n' $unchecked
-  fail=${fail:-"parameters of probed sites not checked: $(tr '\n' ' ' <<<"$unchecked")"}
+  failed "parameters of probed sites not checked: $(tr '\n' ' ' <<<"$unchecked")"
 fi
-grep -q '^E2E parameters dwarf=[1-9]' "$work/params-summary.txt" || fail=${fail:-"no parameter counted"}
+grep -q '^E2E parameters dwarf=[1-9]' "$work/params-summary.txt" || failed "no parameter counted"
 # resolve --running: the module's lines the files' but for frame-base
 # arguments; vmlinux's the same, without frame-base arguments, or only
 # from --running (a rule that needs the ELF), none bad, none equal is a
@@ -330,37 +332,37 @@ grep -q '^E2E parameters dwarf=[1-9]' "$work/params-summary.txt" || fail=${fail:
 # --running gave.
 if [ "$E2E_RESOLVER" = btfinline ]; then
   n=$(sed -n 's/^E2E resolve --running module: \([0-9]*\) lines differ.*/\1/p' "$work/results.txt")
-  [ "$n" = 0 ] || fail=${fail:-"resolve --running module: ${n:-no comparison} lines differ from the files"}
+  [ "$n" = 0 ] || failed "resolve --running module: ${n:-no comparison} lines differ from the files"
   rc_line=$(grep '^E2E resolve-check vmlinux:' "$work/results.txt" || true)
   case $rc_line in
-  "") fail=${fail:-"no resolve --running vmlinux comparison"} ;;
+  "") failed "no resolve --running vmlinux comparison" ;;
   *", 0 bad") ;;
-  *) fail=${fail:-"resolve --running vmlinux differs from the files: $rc_line"} ;;
+  *) failed "resolve --running vmlinux differs from the files: $rc_line" ;;
   esac
-  case $rc_line in "E2E resolve-check vmlinux: 0 the same,"*) fail=${fail:-"resolve --running vmlinux: no line equal to the files'"} ;; esac
+  case $rc_line in "E2E resolve-check vmlinux: 0 the same,"*) failed "resolve --running vmlinux: no line equal to the files'" ;; esac
   not_only=$(awk '/^E2E resolve-check vmlinux:/ { f = 1 }
     f && /^E2E resolve-only running: / { only[$4] = 1 }
     f && /^E2E refused p:/ { if (!($3 in only)) print $3 }
     f && /^E2E probes defined=/ { exit }' "$work/results.txt")
-  [ -z "$not_only" ] || fail=${fail:-"the kernel refused vmlinux probes resolve gives from the files too: $not_only"}
+  [ -z "$not_only" ] || failed "the kernel refused vmlinux probes resolve gives from the files too: $not_only"
 fi
 # btfinline trace: every value equal to printk, one event per call, no
 # event lost, per-place counts equal to kprobe_profile's, no kprobe left.
 if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
   ts=$(grep '^E2E trace summary' "$work/results.txt" || true)
-  if [ -z "$ts" ]; then fail=${fail:-"no trace summary"}
+  if [ -z "$ts" ]; then failed "no trace summary"
   else
     for k in mismatched extra missing; do
       v=$(sed -n "s/.* $k=\([0-9]*\).*/\1/p" <<<"$ts")
-      [ "$v" = 0 ] || fail=${fail:-"btfinline trace: $k=$v"}
+      [ "$v" = 0 ] || failed "btfinline trace: $k=$v"
     done
     v=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$ts")
-    [ "${v:-0}" -gt 0 ] || fail=${fail:-"btfinline trace: no value matched"}
+    [ "${v:-0}" -gt 0 ] || failed "btfinline trace: no value matched"
   fi
   grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$work/results.txt" | grep -vq ' 0 lost' &&
-    fail=${fail:-"btfinline trace lost events"}
-  grep -q '^E2E trace exit [1-9]' "$work/results.txt" && fail=${fail:-"btfinline trace exited with an error"}
-  grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && fail=${fail:-"kprobes left behind after btfinline trace"}
+    failed "btfinline trace lost events"
+  grep -q '^E2E trace exit [1-9]' "$work/results.txt" && failed "btfinline trace exited with an error"
+  grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && failed "kprobes left behind after btfinline trace"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
   . "$here/e2e/trace.sh"
@@ -368,37 +370,37 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
   if [ "$kernel" = 6.1 ]; then
     rm_col=3; [ "$arch" = arm64 ] && rm_col=4
     rm_err=$(trace_readme "$here/README.md" "$work/results.txt" $rm_col)
-    [ -z "$rm_err" ] || { printf '%s\n' "$rm_err"; fail=${fail:-"README's btfinline trace figures are not this run's"}; }
+    [ -z "$rm_err" ] || { printf '%s\n' "$rm_err"; failed "README's btfinline trace figures are not this run's"; }
   fi
   cs=$(grep '^E2E count summary' "$work/results.txt" || true)
-  if [ -z "$cs" ]; then fail=${fail:-"no count comparison"}
+  if [ -z "$cs" ]; then failed "no count comparison"
   else
-    [ "$(sed -n 's/.* differ=\([0-9]*\).*/\1/p' <<<"$cs")" = 0 ] || fail=${fail:-"per-place counts differ from kprobe_profile"}
-    [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || fail=${fail:-"no place of the hot function was hit"}
+    [ "$(sed -n 's/.* differ=\([0-9]*\).*/\1/p' <<<"$cs")" = 0 ] || failed "per-place counts differ from kprobe_profile"
+    [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || failed "no place of the hot function was hit"
   fi
 fi
 # The judge: every listed site judged, at least half of them accepted
 # where btfinline said traceable, a verdict line for each pairing, no
 # refusal called traceable, none that nothing explains.
 nlisted=$(wc -l <"$root/e2e/sites.txt")
-[ "$nlisted" -ge 5000 ] || fail=${fail:-"only $nlisted sites for the judge"}
+[ "$nlisted" -ge 5000 ] || failed "only $nlisted sites for the judge"
 jsites=$(sed -n 's/^E2E judge sites=\([0-9]*\).*/\1/p' "$work/results.txt")
 unexplained=$(sed -n 's/^E2E judge sites=.* unexplained=\([0-9]*\).*/\1/p' "$work/results.txt")
-[ "$jsites" = "$nlisted" ] || fail=${fail:-"the judge judged ${jsites:-no} sites of $nlisted"}
-[ "$unexplained" = 0 ] || fail=${fail:-"the kernel refused ${unexplained:-?} sites that nothing explains"}
+[ "$jsites" = "$nlisted" ] || failed "the judge judged ${jsites:-no} sites of $nlisted"
+[ "$unexplained" = 0 ] || failed "the kernel refused ${unexplained:-?} sites that nothing explains"
 if [ -f "$root/e2e/traceable.txt" ]; then
   verdict() { sed -n "s/^E2E judge oracle traceable=$1 kernel=$2: \([0-9]*\).*/\1/p" "$work/results.txt"; }
   yes_acc=$(verdict yes accepted) yes_ref=$(verdict yes refused) no_acc=$(verdict no accepted) no_ref=$(verdict no refused)
-  [ -n "$yes_acc" ] && [ -n "$yes_ref" ] && [ -n "$no_acc" ] && [ -n "$no_ref" ] || fail=${fail:-"the judge printed no verdict"}
-  [ "${yes_acc:-0}" -ge $((nlisted / 2)) ] || fail=${fail:-"only ${yes_acc:-0} of $nlisted sites traceable and accepted"}
+  [ -n "$yes_acc" ] && [ -n "$yes_ref" ] && [ -n "$no_acc" ] && [ -n "$no_ref" ] || failed "the judge printed no verdict"
+  [ "${yes_acc:-0}" -ge $((nlisted / 2)) ] || failed "only ${yes_acc:-0} of $nlisted sites traceable and accepted"
   if [ "${E2E_STRICT_JUDGE:-1}" != 0 ]; then
-    [ "${yes_ref:-0}" = 0 ] || fail=${fail:-"the kernel refused $yes_ref sites btfinline called traceable"}
+    [ "${yes_ref:-0}" = 0 ] || failed "the kernel refused $yes_ref sites btfinline called traceable"
   fi
 fi
 # README.md shows one whole run of the 6.1 x86-64 check (its stable lines).
 if [ "$E2E_RESOLVER/$arch/$kernel" = btfinline/x86_64/6.1 ] && [ "$sample" = 36 ] && [ -z "${E2E_JUDGE_FUNCS:-}" ]; then
   rb=$(e2e_readme_block "$here/README.md" "$work/results.txt" 6.1-x86_64) || {
-    printf '%s\n' "$rb"; fail=${fail:-"README's e2e block is not this run's (E2E_UPDATE_README=1 writes it)"}; }
+    printf '%s\n' "$rb"; failed "README's e2e block is not this run's (E2E_UPDATE_README=1 writes it)"; }
 fi
 log "total wall time $((SECONDS - start)) s (boot to poweroff $((SECONDS - boot)) s)"
 if [ -n "$fail" ]; then log "FAIL: $fail"; exit 1; fi
