@@ -75,8 +75,9 @@ e2e_vmlinux_running() {
 	# Each line against the host's: the same; without some %sp-based
 	# arguments (frame-base ones need the files' CFI, which the running
 	# kernel does not publish); a probe only --running gives (a rule
-	# that needs the ELF: jump-label, static-call, BUG() sites); anything
-	# else is bad, and fails the run.
+	# that needs the ELF: jump-label, static-call, BUG() sites); a place
+	# only the files give (the host holds each such line to an expected
+	# list); anything else is bad, and fails the run.
 	awk '
 		function args(line, a,   n, f, i) { n = split(line, f, " "); for (i = 3; i <= n; i++) a[f[i]] = 1 }
 		NR == FNR { if ($1 ~ /^p:/) host[$1] = $0; next }
@@ -90,8 +91,8 @@ e2e_vmlinux_running() {
 			if (ok) frame++; else { bad++; if (bad <= 5) print "E2E resolve-bad host: " host[$1] " running: " $0 }
 		}
 		END {
-			for (k in host) if (!(k in seen)) { bad++; if (bad <= 5) print "E2E resolve-bad only in the files: " host[k] }
-			printf "E2E resolve-check vmlinux: %d the same, %d without frame-base arguments, %d only from --running, %d bad\n", same, frame, only, bad
+			for (k in host) if (!(k in seen)) { files++; print "E2E resolve-only files: " host[k] }
+			printf "E2E resolve-check vmlinux: %d the same, %d without frame-base arguments, %d only from --running, %d only from the files, %d bad\n", same, frame, only, files, bad
 		}' /tmp/vh.n /tmp/vr.n
 	echo "E2E resolve --running vmlinux: $(wc -l </tmp/vr.txt) lines, $(grep -c '=\\0xffff' /tmp/vr.txt) address immediates"
 	# Every address immediate as the guest resolved it: the host checks

@@ -112,7 +112,10 @@ trace_module() {
 	trace_stop /tmp/tv.err
 	head -n 12 /tmp/tv.txt | sed 's/^/E2E trace-line vmlinux /'
 	echo "E2E trace-stack vmlinux events=$(grep -c ' get_cred(' /tmp/tv.txt) frames=$(grep -c "$(printf '^\t')" /tmp/tv.txt) syscall=$(grep -c "$(printf '^\t').*syscall" /tmp/tv.txt)"
-	expect "stack of get_cred: some events, some through do_syscall_64" "$([ "$(grep -c ' get_cred(' /tmp/tv.txt)" -gt 0 ] && echo y) $([ "$(grep -c "$(printf '^\t')do_syscall_64+0x" /tmp/tv.txt)" -gt 0 ] && echo y)" "y y"
+	# The system call entry: do_syscall_64 on x86-64, invoke_syscall on arm64.
+	_entry=do_syscall_64
+	[ "$(uname -m)" = aarch64 ] && _entry=invoke_syscall
+	expect "stack of get_cred: some events, some through $_entry" "$([ "$(grep -c ' get_cred(' /tmp/tv.txt)" -gt 0 ] && echo y) $([ "$(grep -c "$(printf '^\t')$_entry+0x" /tmp/tv.txt)" -gt 0 ] && echo y)" "y y"
 	# The line output, for the record.
 	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
 	echo 5 >/proc/btfi_e2e
