@@ -348,11 +348,11 @@ if [ "$E2E_RESOLVER" = btfinline ]; then
   [ "$arch" = arm64 ] && want_files_only="nvhe_hyp_panic_handler+0x118 nvhe_hyp_panic_handler+0x140 nvhe_hyp_panic_handler+0x164 nvhe_hyp_panic_handler+0x90 nvhe_hyp_panic_handler+0xf8"
   files_only=$(sed -n 's/^E2E resolve-only files: p:[^ ]* \([^ ]*\).*/\1/p' "$work/results.txt" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
   [ "$files_only" = "$want_files_only" ] || failed "resolve --running vmlinux: places only the files give: '$files_only', expected '$want_files_only'"
-  not_only=$(awk '/^E2E resolve-check vmlinux:/ { f = 1 }
-    f && /^E2E resolve-only running: / { only[$4] = 1 }
+  not_only=$(awk '/^E2E resolve-only running: / { only[$4] = 1 }
+    /^E2E resolve-check vmlinux:/ { f = 1 }
     f && /^E2E refused p:/ { if (!($3 in only)) print $3 }
     f && /^E2E probes defined=/ { exit }' "$work/results.txt")
-  [ -z "$not_only" ] || failed "the kernel refused vmlinux probes resolve gives from the files too: $not_only"
+  [ -z "$not_only" ] || failed "the kernel refused vmlinux probes resolve gives from the files too: $(tr '\n' ' ' <<<"$not_only")"
 fi
 # btfinline trace: every value equal to printk, one event per call, no
 # event lost, per-place counts equal to kprobe_profile's, no kprobe left.
