@@ -13,6 +13,9 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 trace_start() {
 	_out=$1 _err=$2
 	shift 2
+	# A stale "Attached" from an earlier trace with the same ERR would
+	# end the wait below before this one attaches.
+	rm -f "$_err"
 	"$BTFINLINE" trace "$@" >"$_out" 2>"$_err" &
 	TRACE_PID=$!
 	_i=0
