@@ -306,6 +306,15 @@ func (c *Converter) convert(off dwarf.Offset, depth int) (btf.TypeID, error) {
 	// converted (they reserve their id first); anything else coming
 	// back is a cycle that no C type has.
 	if c.busy[off] {
+		// A pointer reached again through its own pointee: gcc 14 gives
+		// struct sdw_bus one pointer DIE for its users and for the
+		// parameter of its member int (*compute_params)(struct sdw_bus *).
+		// The struct has its id reserved by now: point at it.
+		if d, err := c.die(off); err == nil && d.tag == dwarf.TagPointerType {
+			if tgt, ok := c.cache[d.typ]; ok {
+				return c.newType(btf.NewPtr(tgt)), nil
+			}
+		}
 		return 0, &Error{off, "type refers to itself"}
 	}
 	c.busy[off] = true
@@ -518,11 +527,24 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 	// New: reserve first, members may point back here.
 	id := c.reserve()
 	c.cache[d.off] = id
+	// A member that cannot be converted fails the struct, but its id is
+	// handed out and may be referred to already (a cycle): it becomes an
+	// empty struct of the same kind, a valid type nothing else takes for
+	// this one (equiv compares members), so that the rest still commits.
+	abandon := func(err error) (btf.TypeID, error) {
+		size := uint32(0)
+		if d.size > 0 && d.size <= 1<<32-1 {
+			size = uint32(d.size)
+		}
+		c.set(id, btf.NewStruct(c.dst.AddString(d.name), size, nil, union))
+		delete(c.cache, d.off)
+		return 0, err
+	}
 	var ms []btf.Member
 	for _, m := range d.members() {
 		mt, err := c.convert(m.typ, depth+1)
 		if err != nil {
-			return 0, err
+			return abandon(err)
 		}
 		off := uint32(m.bitOff)
 		if m.bitSize != 0 {
@@ -531,7 +553,7 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 		ms = append(ms, btf.Member{NameOff: c.dst.AddString(m.name), Type: mt, Offset: off})
 	}
 	if d.size < 0 || d.size > 1<<32-1 {
-		return 0, &Error{d.off, "struct without a valid size"}
+		return abandon(&Error{d.off, "struct without a valid size"})
 	}
 	t := btf.NewStruct(c.dst.AddString(d.name), uint32(d.size), ms, union)
 	c.set(id, t)
