@@ -56,12 +56,17 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 		return nil, nil, err
 	}
 	var nest map[resolve.NestKey]resolve.Nest
+	var keys []resolve.NestKey
 	if o.nesting {
 		var match func(string) bool
 		if funcRE != nil {
 			match = funcRE.MatchString
 		}
-		if nest, err = t.Nesting(match, true); err != nil {
+		keys = make([]resolve.NestKey, len(sites))
+		for i := range sites {
+			keys[i] = resolve.NestKey{Section: sites[i].Section, Off: sites[i].SectionOff, Func: sites[i].Func.Name, Locs: resolve.LocKey(&sites[i])}
+		}
+		if nest, err = t.Nesting(match, true, keys); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -71,8 +76,10 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 		if funcRE != nil && !funcRE.MatchString(s.Func.Name) {
 			continue
 		}
-		if n, ok := nest[resolve.NestKey{Section: s.Section, Off: s.SectionOff, Func: s.Func.Name, Locs: resolve.LocKey(&s)}]; ok {
-			s.Depth, s.Outer = n.Depth, n.Outer
+		if nest != nil {
+			if n, ok := nest[keys[i]]; ok {
+				s.Depth, s.Outer = n.Depth, n.Outer
+			}
 		}
 		if callerRE != nil && !callerRE.MatchString(s.Caller) {
 			continue

@@ -23,7 +23,13 @@ import (
 // Nothing is dropped; the place gets Depth and Outer, and the count of
 // places inside the same function is returned.
 func (t *Target) MarkNesting(r *Result) (int, error) {
-	m, err := t.Nesting(func(n string) bool { return n == r.Func }, false)
+	var keys []NestKey
+	for i := range r.Places {
+		if p := &r.Places[i]; p.Kind == "inline" {
+			keys = append(keys, NestKey{p.Section, p.SectionOff, r.Func, ""})
+		}
+	}
+	m, err := t.Nesting(func(n string) bool { return n == r.Func }, false, keys)
 	if err != nil {
 		return 0, err
 	}
@@ -82,9 +88,10 @@ type Nest struct {
 // preferring one nested in the same function. .BTF.inline does not say
 // which probe points encode chose (dwarfsite.ProbeEntry or ProbeBlock,
 // with the ELF's own kprobe rules), and an address can hold one instance
-// at its entry pc and another moved there: the kind is the one whose
-// sites the target's .BTF.inline holds more of.
-func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Nest, error) {
+// at its entry pc and another moved there: the kind is the one that holds
+// more of ours, the keys of the target's own sites (which the caller has
+// decoded already).
+func (t *Target) Nesting(match func(string) bool, withLocs bool, ours []NestKey) (map[NestKey]Nest, error) {
 	if t.elfPath == "" {
 		return nil, errors.New("--nesting reads DWARF: give the object (an ELF with .debug_info) as FILE or as the last -B")
 	}
@@ -101,17 +108,6 @@ func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Ne
 	if err != nil {
 		return nil, fmt.Errorf("--nesting: %s: %w", t.elfPath, err)
 	}
-	key := func(s *site.Site) NestKey {
-		k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
-		if withLocs {
-			k.Locs = LocKey(s)
-		}
-		return k
-	}
-	ours, _, _, err := t.Sites()
-	if err != nil {
-		return nil, err
-	}
 	var best map[NestKey]Nest
 	bestScore := -1
 	// Block first: the default of encode wins a tie.
@@ -123,15 +119,18 @@ func (t *Target) Nesting(match func(string) bool, withLocs bool) (map[NestKey]Ne
 		m := make(map[NestKey]Nest, len(res.Sites))
 		for i := range res.Sites {
 			s := &res.Sites[i]
-			k := key(s)
+			k := NestKey{s.Section, s.SectionOff, s.Func.Name, ""}
+			if withLocs {
+				k.Locs = LocKey(s)
+			}
 			n, seen := m[k]
 			if !seen || s.Depth > n.Depth || s.Outer == s.Func.Name && n.Outer != s.Func.Name {
 				m[k] = Nest{s.Depth, s.Outer}
 			}
 		}
 		score := 0
-		for i := range ours {
-			if _, ok := m[key(&ours[i])]; ok {
+		for _, k := range ours {
+			if _, ok := m[k]; ok {
 				score++
 			}
 		}
