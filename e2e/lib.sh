@@ -80,25 +80,59 @@ e2e_slide_check() {
 }
 
 # e2e_readme_block README RESULTS NAME: the lines of one run that README's
-# block NAME (between "<!-- e2e-run:NAME -->" and "<!-- /e2e-run:NAME -->",
-# in a code block) shows, which a run reproduces exactly: the module's
-# summary, the vmlinux definitions registered, the judge's counts (without
-# its seconds) and every refusal reason and oracle line. Prints what
-# differs; E2E_UPDATE_README=1 writes this run's lines into the block.
+# block NAME shows, which a run reproduces exactly: the module's summary,
+# the vmlinux definitions registered, the judge's counts (without its
+# seconds) and every refusal reason and oracle line (e2e_readme_lines).
 e2e_readme_block() {
-  local want got
+  local got
   got=$(grep -E '^E2E (summary|probes defined=|judge (sites|refused [0-9]|oracle))' "$2" |
     sed 's/ seconds=[0-9.]*//; s/, e\.g\. .*//')
   # The vmlinux definitions come after the module's summary.
   got=$(awk '/^E2E summary/ { s = 1 } s || !/^E2E probes defined=/' <<<"$got")
-  want=$(awk -v n="$3" '$0 == "<!-- /e2e-run:" n " -->" { f = 0 } f && !/^```/ { print } $0 == "<!-- e2e-run:" n " -->" { f = 1 }' "$1")
+  e2e_readme_lines "$1" "$3" "$got"
+}
+
+# e2e_readme_lines README NAME LINES [SED]: LINES must be the body of
+# README's block NAME (between "<!-- e2e-run:NAME -->" and
+# "<!-- /e2e-run:NAME -->", in a code block), both compared after the sed
+# script SED (what a run does not reproduce). Prints what differs;
+# E2E_UPDATE_README=1 writes LINES into the block instead.
+e2e_readme_lines() {
+  local want norm=${4:-}
+  want=$(awk -v n="$2" '$0 == "<!-- /e2e-run:" n " -->" { f = 0 } f && !/^```/ { print } $0 == "<!-- e2e-run:" n " -->" { f = 1 }' "$1")
   if [ "${E2E_UPDATE_README:-0}" = 1 ]; then
-    awk -v n="$3" -v body="$got" '
+    awk -v n="$2" -v body="$3" '
       $0 == "<!-- e2e-run:" n " -->" { print; print "```"; print body; print "```"; skip = 1; next }
       $0 == "<!-- /e2e-run:" n " -->" { skip = 0 }
       !skip' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
     return 0
   fi
-  [ -n "$want" ] || { echo "README has no block e2e-run:$3"; return 1; }
-  [ "$want" = "$got" ] || { diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed 's/^/README vs this run: /'; return 1; }
+  [ -n "$want" ] || { echo "$1 has no block e2e-run:$2"; return 1; }
+  [ "$(sed "$norm" <<<"$want")" = "$(sed "$norm" <<<"$3")" ] ||
+    { diff <(sed "$norm" <<<"$want") <(sed "$norm" <<<"$3") | sed 's/^/README vs this run: /'; return 1; }
+}
+
+# e2e_trace_verdict RESULTS: what is wrong with the guest's "btfinline trace"
+# of the test module (e2e/trace.sh trace_module), one line each: a value
+# not equal to printk's, an event more or fewer than calls, no value
+# matched, an event lost, an exit with an error, a kprobe left behind.
+e2e_trace_verdict() {
+  local ts k v
+  ts=$(grep '^E2E trace summary' "$1" || true)
+  if [ -z "$ts" ]; then
+    echo "no trace summary"
+  else
+    for k in mismatched extra missing; do
+      v=$(sed -n "s/.* $k=\([0-9]*\).*/\1/p" <<<"$ts")
+      [ "$v" = 0 ] || echo "btfinline trace: $k=$v"
+    done
+    v=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$ts")
+    [ "${v:-0}" -gt 0 ] || echo "btfinline trace: no value matched"
+  fi
+  if grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$1" | grep -vq ' 0 lost'; then
+    echo "btfinline trace lost events"
+  fi
+  if grep -q '^E2E trace exit [1-9]' "$1"; then echo "btfinline trace exited with an error"; fi
+  if grep -qE '^E2E kprobes-left [a-z]+ [1-9]' "$1"; then echo "kprobes left behind after btfinline trace"; fi
+  return 0
 }

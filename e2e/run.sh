@@ -357,20 +357,7 @@ fi
 # btfinline trace: every value equal to printk, one event per call, no
 # event lost, per-place counts equal to kprobe_profile's, no kprobe left.
 if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ]; then
-  ts=$(grep '^E2E trace summary' "$work/results.txt" || true)
-  if [ -z "$ts" ]; then failed "no trace summary"
-  else
-    for k in mismatched extra missing; do
-      v=$(sed -n "s/.* $k=\([0-9]*\).*/\1/p" <<<"$ts")
-      [ "$v" = 0 ] || failed "btfinline trace: $k=$v"
-    done
-    v=$(sed -n 's/.* matched=\([0-9]*\).*/\1/p' <<<"$ts")
-    [ "${v:-0}" -gt 0 ] || failed "btfinline trace: no value matched"
-  fi
-  grep -E '^E2E trace-stderr [0-9]+ hits, [0-9]+ events, [0-9]+ lost' "$work/results.txt" | grep -vq ' 0 lost' &&
-    failed "btfinline trace lost events"
-  grep -q '^E2E trace exit [1-9]' "$work/results.txt" && failed "btfinline trace exited with an error"
-  grep -E '^E2E kprobes-left [a-z]+ [1-9]' "$work/results.txt" && failed "kprobes left behind after btfinline trace"
+  while read -r m; do failed "$m"; done < <(e2e_trace_verdict "$work/results.txt")
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
   . "$here/e2e/trace.sh"

@@ -57,8 +57,12 @@ kprobes_left() {
 }
 
 # The module's test functions traced while the module runs them: every
-# event's values against the printk truth, one event per call.
+# event's values against the printk truth, one event per call. TRACE_SRC:
+# where trace reads the module's inline BTF and symbols (default its files;
+# kbuild/init.sh, on a kernel that serves them, --running), split into words.
+# shellcheck disable=SC2086
 trace_module() {
+	: "${TRACE_SRC:=/e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko}"
 	_probes=""
 	for f in $E2E_FUNCS; do
 		case $f in
@@ -67,8 +71,7 @@ trace_module() {
 		esac
 	done
 	dmesg -c >/dev/null
-	# shellcheck disable=SC2086
-	trace_start /tmp/tr.json /tmp/tr.err $_probes /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json || return
+	trace_start /tmp/tr.json /tmp/tr.err $_probes $TRACE_SRC --json || return
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 	trace_stop /tmp/tr.err
 	dmesg >/tmp/dmesg.txt
@@ -81,11 +84,11 @@ trace_module() {
 	# A filter in the kernel: events (a == 10: btfi_call_regs with n=5),
 	# and counts with a signed comparison (c < 0: 3 calls of btfi_call_regs
 	# and 1 of btfi_call_regs2 for the four triggers).
-	trace_start /tmp/tf.json /tmp/tf.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --filter 'a == 10' || return
+	trace_start /tmp/tf.json /tmp/tf.err btfi_e2e:btfi_add3 $TRACE_SRC --json --filter 'a == 10' || return
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 	trace_stop /tmp/tf.err
 	expect "filter events" "$(grep -c '"a":10,' /tmp/tf.json) $(grep -c . /tmp/tf.json)" "1 1"
-	trace_start /tmp/tc.json /tmp/tc.err btfi_e2e:btfi_add3 /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --json --count --filter 'c < 0 && (b & 0xf) != 0xff' || return
+	trace_start /tmp/tc.json /tmp/tc.err btfi_e2e:btfi_add3 $TRACE_SRC --json --count --filter 'c < 0 && (b & 0xf) != 0xff' || return
 	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 	trace_stop /tmp/tc.err
 	expect "filter counts" "$(tail -n 1 /tmp/tc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" 4
@@ -98,7 +101,7 @@ trace_module() {
 	# after the first frame, as it does for bpftrace's kstack (trace_peers).
 	for opt in 0 1; do
 		[ -w /proc/sys/debug/kprobes-optimization ] && echo $opt >/proc/sys/debug/kprobes-optimization
-		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_wide btfi_e2e:btfi_konst /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --stack || return
+		trace_start /tmp/ts$opt.txt /tmp/ts.err btfi_e2e:btfi_wide btfi_e2e:btfi_konst $TRACE_SRC --stack || return
 		sleep 1
 		echo 5 >/proc/btfi_e2e
 		trace_stop /tmp/ts.err
@@ -120,7 +123,7 @@ trace_module() {
 	[ "$(uname -m)" = aarch64 ] && _entry=invoke_syscall
 	expect "stack of get_cred: some events, some through $_entry" "$([ "$(grep -c ' get_cred(' /tmp/tv.txt)" -gt 0 ] && echo y) $([ "$(grep -c "$(printf '^\t')$_entry+0x" /tmp/tv.txt)" -gt 0 ] && echo y)" "y y"
 	# The line output, for the record.
-	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko || return
+	trace_start /tmp/tl.txt /tmp/tl.err 'btfi_e2e:btfi_deref(p, p->a, p->b)' btfi_e2e:btfi_wide $TRACE_SRC || return
 	echo 5 >/proc/btfi_e2e
 	trace_stop /tmp/tl.err
 	sed 's/^/E2E trace-line /' /tmp/tl.txt

@@ -41,8 +41,12 @@ for m in vmlinux $KB_MODULES btfi_e2e; do
 		fi
 		grep '^0x' /tmp/s.txt | cut -d' ' -f2- | sort >/tmp/s.n
 		grep '^0x' "/e2e/sites-$t-$m.txt" | cut -d' ' -f2- | sort >/tmp/h.n
-		echo "E2E sites --running $t $m: $(wc -l </tmp/s.n) sites, $(comm -13 /tmp/h.n /tmp/s.n | wc -l) more and $(comm -23 /tmp/h.n /tmp/s.n | wc -l) fewer than from the files"
-		comm -3 /tmp/h.n /tmp/s.n | head -3 | sed "s/^/E2E sites-diff $t $m /"
+		# Lines as multisets (busybox has no comm): "+" only --running
+		# gives, "-" only the files.
+		awk 'NR == FNR { h[$0]++; next } { if (h[$0] > 0) h[$0]--; else print "+" $0 }
+			END { for (k in h) while (h[k]-- > 0) print "-" k }' /tmp/h.n /tmp/s.n | sort >/tmp/d.n
+		echo "E2E sites --running $t $m: $(wc -l </tmp/s.n) sites, $(grep -c '^+' /tmp/d.n) more and $(grep -c '^-' /tmp/d.n) fewer than from the files"
+		head -n 3 /tmp/d.n | sed "s/^/E2E sites-diff $t $m /"
 	done
 done
 
@@ -60,6 +64,9 @@ for f in $E2E_FUNCS; do
 done
 grep '^p:' /tmp/probes.txt >/tmp/p && mv /tmp/p /tmp/probes.txt
 e2e_fire_and_check /tmp/probes.txt /tmp/probes.txt
+# btfinline trace of the test module from sysfs and kallsyms alone.
+. /e2e/trace.sh
+TRACE_SRC=--running trace_module
 rmmod btfi_e2e
 
 # The kernel as judge of the sites --traceable kept (a sample).
