@@ -71,6 +71,12 @@ type Converter struct {
 
 	added       int
 	unsupported int
+
+	// probe: a Converter of Prefetch's, which finds and never adds (nor
+	// adds strings): a type that would need a new one fails with
+	// errNeedsNew, and nothing is cached for it or what contains it.
+	probe  bool
+	voided map[dwarf.Offset]bool // probe: offsets mapped to void
 }
 
 type pair struct {
@@ -312,6 +318,9 @@ func (c *Converter) convert(off dwarf.Offset, depth int) (btf.TypeID, error) {
 		// The struct has its id reserved by now: point at it.
 		if d, err := c.die(off); err == nil && d.tag == dwarf.TagPointerType {
 			if tgt, ok := c.cache[d.typ]; ok {
+				if c.probe {
+					return 0, errNeedsNew
+				}
 				return c.newType(btf.NewPtr(tgt)), nil
 			}
 		}
@@ -351,6 +360,9 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		}
 		if d.size <= 0 || d.size > 16 {
 			return 0, &Error{d.off, fmt.Sprintf("base type %q has size %d", d.name, d.size)}
+		}
+		if c.probe {
+			return 0, errNeedsNew
 		}
 		if k == btf.KindFloat {
 			return c.newType(btf.NewFloat(c.dst.AddString(d.name), uint32(d.size))), nil
@@ -393,6 +405,9 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 				}
 			}
 		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
 		var t btf.Type
 		switch k {
 		case btf.KindPtr:
@@ -430,6 +445,9 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 				elem = id
 				continue
 			}
+			if c.probe {
+				return 0, errNeedsNew
+			}
 			elem = c.newType(btf.NewArray(elem, c.indexType(), dims[i]))
 		}
 		return elem, nil
@@ -459,11 +477,17 @@ func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
 		if id, ok := c.proto(&t, true); ok {
 			return id, nil
 		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
 		return c.newType(t), nil
 	}
 	// A type BTF cannot describe (C++ or Rust constructs, GNU
 	// extensions): void, as pahole does for types it does not know.
 	c.unsupported++
+	if c.probe {
+		c.voided[d.off] = true
+	}
 	return 0, nil
 }
 
@@ -511,6 +535,9 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 				return id, nil
 			}
 		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
 		return c.newType(btf.NewFwd(c.dst.AddString(d.name), union)), nil
 	}
 	var cands []btf.TypeID
@@ -523,6 +550,9 @@ func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
 		if c.equiv(d.off, id) {
 			return id, nil
 		}
+	}
+	if c.probe {
+		return 0, errNeedsNew
 	}
 	// New: reserve first, members may point back here.
 	id := c.reserve()
@@ -571,6 +601,9 @@ func (c *Converter) convertEnum(d *die) (btf.TypeID, error) {
 		if c.equiv(d.off, id) {
 			return id, nil
 		}
+	}
+	if c.probe {
+		return 0, errNeedsNew
 	}
 	signed := false
 	if d.typ != 0 {

@@ -17,6 +17,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -181,7 +182,22 @@ func File(path string, o Options) (*Result, error) {
 		}
 		types, recs = dedup.NewIndex(own, base.types), locsec.NewIndex(own, base.recs)
 	}()
+	// So are the probe-point rules (symbols, patched regions), which only
+	// the block probe point needs.
+	var rules *kprobe.Rules
+	var rulesErr error
+	ruled := make(chan struct{})
+	go func() {
+		defer close(ruled)
+		if o.ProbePoint == dwarfsite.ProbeBlock {
+			rules, rulesErr = kprobe.ForELF(f)
+		}
+	}()
 	dw, err := dwarfsite.Load(f)
+	<-ruled
+	if err == nil && rulesErr != nil {
+		err = rulesErr
+	}
 	if err != nil {
 		<-indexed
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -190,12 +206,7 @@ func File(path string, o Options) (*Result, error) {
 	// only.
 	sites := locsec.NewBuilder()
 	sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add, ProbePoint: o.ProbePoint}
-	if o.ProbePoint == dwarfsite.ProbeBlock {
-		rules, err := kprobe.ForELF(f)
-		if err != nil {
-			<-indexed
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	if rules != nil {
 		sopt.Text = rules
 	}
 	res, err := dw.Sites(sopt)
@@ -211,7 +222,7 @@ func File(path string, o Options) (*Result, error) {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs})
+	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs, Workers: workers(o.Workers)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -355,4 +366,12 @@ func (r *Result) WriteBytes(w io.Writer) {
 		fmt.Fprintf(w, ", %s", x)
 	}
 	fmt.Fprintln(w)
+}
+
+// workers is Options.Workers with 0 resolved to one per CPU.
+func workers(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
 }

@@ -24,6 +24,13 @@ type TypeMapper interface {
 	Commit() error
 }
 
+// Prefetcher is a TypeMapper that can convert many types in parallel ahead
+// of the TypeID calls, without changing what they return
+// (dedup.Converter).
+type Prefetcher interface {
+	Prefetch(offs []dwarf.Offset, workers int)
+}
+
 // Options tune Encode.
 type Options struct {
 	// AddrBase is subtracted from LocAddr values (see the package doc);
@@ -35,6 +42,9 @@ type Options struct {
 	// Base is the Index of the destination's base chain (dst.Base()),
 	// shared by the encodings on one chain; nil: Encode indexes it.
 	Base *Index
+	// Workers is how many goroutines a Prefetcher type mapper may use
+	// (0 or 1: none); the output does not depend on it.
+	Workers int
 }
 
 // Stats counts what Encode did.
@@ -211,6 +221,20 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 		}
 		return site.Compare(&site.Site{Func: fx.fn}, &site.Site{Func: fy.fn})
 	})
+	if p, ok := types.(Prefetcher); ok && opts.Workers > 1 {
+		var offs []dwarf.Offset
+		for _, id := range order {
+			f := b.funcs[id].fn
+			if checkNames(f) != nil {
+				continue
+			}
+			offs = append(offs, dwarf.Offset(f.RetTypeOff))
+			for _, p := range f.Params {
+				offs = append(offs, dwarf.Offset(p.TypeOff))
+			}
+		}
+		p.Prefetch(offs, opts.Workers)
+	}
 	var funcs []uint32
 	ptypes := make([]*protoTypes, len(b.funcs)) // nil: skipped
 	for _, id := range order {
@@ -452,16 +476,23 @@ type protoTypes struct {
 	params []btf.TypeID
 }
 
-func (e *encoder) protoTypes(f *site.Func) (*protoTypes, error) {
-	// The kernel refuses a FUNC (or parameter) whose name is no C
-	// identifier, e.g. Rust's "into<u8, u64>".
+// checkNames: the kernel refuses a FUNC (or parameter) whose name is no C
+// identifier, e.g. Rust's "into<u8, u64>".
+func checkNames(f *site.Func) error {
 	if !btf.ValidIdentifier(f.Name) {
-		return nil, fmt.Errorf("%s: the kernel takes no such FUNC name (not a C identifier)", f.Name)
+		return fmt.Errorf("%s: the kernel takes no such FUNC name (not a C identifier)", f.Name)
 	}
 	for _, p := range f.Params {
 		if p.Name != "" && !btf.ValidIdentifier(p.Name) {
-			return nil, fmt.Errorf("parameter %q of %s: not a C identifier", p.Name, f.Name)
+			return fmt.Errorf("parameter %q of %s: not a C identifier", p.Name, f.Name)
 		}
+	}
+	return nil
+}
+
+func (e *encoder) protoTypes(f *site.Func) (*protoTypes, error) {
+	if err := checkNames(f); err != nil {
+		return nil, err
 	}
 	pt := &protoTypes{}
 	var err error
