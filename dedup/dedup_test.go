@@ -3,9 +3,11 @@ package dedup
 import (
 	"bytes"
 	"debug/dwarf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btfinline/btfinline/btf"
@@ -229,5 +231,83 @@ func TestConvertNoBase(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte("STRUCT 'tcp_sock' size=136 vlen=12")) || !bytes.Contains(out, []byte("TYPEDEF 'point_t'")) {
 		t.Errorf("bpftool output lacks the converted types:\n%s", out)
+	}
+}
+
+// TestConvertCycles: cycle.o's types on an unrelated base, where every
+// one is added. "struct bus *" is reached again through its own pointee
+// (bus.ops.compute's parameter is the same pointer DIE): the inner one
+// becomes a second PTR to the struct's reserved id, not an error. struct
+// deep has a member nested deeper than the converter follows: the pointer
+// to it fails with that reason, and deep's reserved id is left an empty
+// struct of deep's size, so the rest commits and validates.
+func TestConvertCycles(t *testing.T) {
+	base := loadBase(t, fixture("other.elf"))
+	o, err := openObject(fixture("cycle.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	dst := btf.NewSpec(base)
+	c := New(o.DWARF, dst)
+	offs, _ := typeDIEs(t, o.DWARF)
+	ptrTo := map[string]dwarf.Offset{}
+	for _, off := range offs {
+		if dt, err := o.DWARF.Type(off); err == nil {
+			ptrTo[dt.String()] = off
+		}
+	}
+	bus, deep := ptrTo["*struct bus"], ptrTo["*struct deep"]
+	if bus == 0 || deep == 0 {
+		t.Fatalf("cycle.o has no DWARF pointer to struct bus or struct deep: %v", ptrTo)
+	}
+	busID, err := c.TypeID(bus)
+	if err != nil {
+		t.Fatalf("struct bus *: %v", err)
+	}
+	if _, err := c.TypeID(deep); err == nil || !strings.Contains(err.Error(), "type nesting too deep") {
+		t.Fatalf("struct deep *: error %v, want type nesting too deep", err)
+	}
+	if err := c.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range dst.Validate() {
+		t.Error(e)
+	}
+	// Follow bus -> ops -> compute -> its parameter: a PTR to bus again.
+	ptr, _ := dst.TypeByID(busID)
+	busStruct := btf.TypeID(ptr.SizeType)
+	member := func(id btf.TypeID, name string) btf.TypeID {
+		t.Helper()
+		s, err := dst.TypeByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range s.Members() {
+			if n, _ := dst.StringAt(m.NameOff); n == name {
+				return m.Type
+			}
+		}
+		t.Fatalf("[%d] %s has no member %s", id, dst.Name(s), name)
+		return 0
+	}
+	cptr, _ := dst.TypeByID(member(member(busStruct, "ops"), "compute"))
+	proto, _ := dst.TypeByID(btf.TypeID(cptr.SizeType))
+	ps := proto.Params()
+	if proto.Kind() != btf.KindFuncProto || len(ps) != 1 {
+		t.Fatalf("compute is [%d] %s with %d parameters, want a FUNC_PROTO with 1", cptr.SizeType, proto.Kind(), len(ps))
+	}
+	inner, _ := dst.TypeByID(ps[0].Type)
+	if inner.Kind() != btf.KindPtr || btf.TypeID(inner.SizeType) != busStruct {
+		t.Errorf("compute's parameter is [%d] %s to [%d], want a PTR to struct bus [%d]", ps[0].Type, inner.Kind(), inner.SizeType, busStruct)
+	}
+	var deeps []string
+	for i, ty := range dst.Types() {
+		if ty.Kind() == btf.KindStruct && dst.Name(&ty) == "deep" {
+			deeps = append(deeps, fmt.Sprintf("[%d] size %d vlen %d", dst.FirstID()+btf.TypeID(i), ty.SizeType, ty.Vlen()))
+		}
+	}
+	if len(deeps) != 1 || !strings.HasSuffix(deeps[0], " size 16 vlen 0") {
+		t.Errorf("struct deep added as %v, want one empty struct of size 16", deeps)
 	}
 }
