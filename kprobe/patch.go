@@ -2,8 +2,10 @@ package kprobe
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
@@ -130,13 +132,23 @@ func (t *kernelTable) ref(e uint64, fl tableField) codeRef {
 }
 
 // flow holds the barriers of an object, by section ("" in a linked image).
+//
+// It is read in two parts, each on first use (the files stay open as long
+// as their Rules): the code the kernel rewrites at boot (boot, what the x86
+// instruction rules need at the few places resolve checks), and the rest
+// (what only a probe moved by the encoder needs, which is most of the
+// reading: every return-thunk site of a kernel).
 type flow struct {
-	spans   map[string][]Region // sorted by Start; each at most maxSpan bytes
+	bootOnce, restOnce sync.Once
+	readBoot, readRest func()
+
+	boot    map[string][]Region // alternatives and paravirt sites, sorted by Start
+	spans   map[string][]Region // the other regions, sorted by Start; each at most maxSpan bytes
 	targets map[string][]uint64 // sorted
 	ftrace  uint64              // bytes an ftrace call site spans
 	// unknown says why the barriers could not all be read: then every
-	// instruction is one (nothing moves).
-	unknown string
+	// instruction is one (nothing moves). bootUnknown: the same for boot.
+	unknown, bootUnknown string
 	// While reading: code sections, a module's layout and arm64 branch
 	// relocations, by section index.
 	code    map[int]codeBuf
@@ -154,6 +166,43 @@ func (fl *flow) span(sec string, start, end uint64, why string) {
 	}
 }
 
+func (fl *flow) bootSpan(sec string, start, end uint64, why string) {
+	if end > start && end-start <= maxSpan {
+		fl.boot[sec] = append(fl.boot[sec], Region{sec, start, end, why})
+	}
+}
+
+// bootRegions reads the boot part on first use.
+func (fl *flow) bootRegions() {
+	fl.bootOnce.Do(func() {
+		if fl.readBoot != nil {
+			fl.readBoot()
+		}
+	})
+}
+
+// all reads both parts on first use.
+func (fl *flow) all() {
+	fl.bootRegions()
+	fl.restOnce.Do(func() {
+		if fl.readRest != nil {
+			fl.readRest()
+		}
+	})
+}
+
+// covers reports whether a region of sp (sorted by Start, each at most
+// maxSpan bytes) overlaps [start, end).
+func covers(sp []Region, start, end uint64) bool {
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].Start >= end })
+	for j := i - 1; j >= 0 && sp[j].Start+maxSpan > start; j-- {
+		if sp[j].End > start {
+			return true
+		}
+	}
+	return false
+}
+
 func (fl *flow) target(sec string, at uint64) { fl.targets[sec] = append(fl.targets[sec], at) }
 
 // Barrier reports whether the instruction at [start, end) of section (a
@@ -166,20 +215,16 @@ func (r *Rules) Barrier(section string, start, end uint64) bool {
 		return false
 	}
 	fl := r.flow
-	if fl.unknown != "" {
+	fl.all()
+	if fl.unknown != "" || fl.bootUnknown != "" {
 		return true
 	}
 	key := ""
 	if r.rel {
 		key = section
 	}
-	if sp := fl.spans[key]; len(sp) > 0 {
-		i := sort.Search(len(sp), func(i int) bool { return sp[i].Start >= end })
-		for j := i - 1; j >= 0 && sp[j].Start+maxSpan > start; j-- {
-			if sp[j].End > start {
-				return true
-			}
-		}
+	if covers(fl.boot[key], start, end) || covers(fl.spans[key], start, end) {
+		return true
 	}
 	if l := fl.targets[key]; len(l) > 0 {
 		i := sort.Search(len(l), func(i int) bool { return l[i] >= start })
@@ -201,9 +246,10 @@ func (r *Rules) Barrier(section string, start, end uint64) bool {
 	return false
 }
 
-// readFlow reads the barriers of f (ELFRules calls it once).
+// readFlow prepares the barriers of f (ELFRules calls it once), read on
+// first use.
 func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64) {
-	fl := &flow{spans: map[string][]Region{}, targets: map[string][]uint64{}}
+	fl := &flow{boot: map[string][]Region{}, spans: map[string][]Region{}, targets: map[string][]uint64{}}
 	r.flow = fl
 	switch a {
 	case arch.X86_64:
@@ -211,24 +257,56 @@ func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64)
 	case arch.ARM64:
 		fl.ftrace = 8
 	}
-	err := fl.read(f, a, markers)
-	fl.code, fl.layout, fl.a64rels = nil, nil, nil
-	if err != nil {
-		fl.unknown = err.Error()
-		r.Notes = append(r.Notes, "patch tables unreadable, no probe moves past an entry pc: "+fl.unknown)
-	}
-	// Jump-label targets, read with the patch sites.
-	for sec, l := range r.labelTargets {
-		for _, t := range l {
-			fl.target(sec, t)
+	fl.readBoot = func() {
+		if err := fl.readBootRegions(f, a, markers); err != nil {
+			fl.bootUnknown = err.Error()
+		}
+		for _, sp := range fl.boot {
+			sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
 		}
 	}
-	for _, sp := range fl.spans {
-		sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
+	fl.readRest = func() {
+		err := fl.read(f, a, markers)
+		fl.code, fl.layout, fl.a64rels = nil, nil, nil
+		if err == nil && fl.bootUnknown != "" {
+			err = errors.New(fl.bootUnknown)
+		}
+		if err != nil {
+			fl.unknown = err.Error()
+		}
+		// Jump-label targets, read with the patch sites.
+		for sec, l := range r.labelTargets {
+			for _, t := range l {
+				fl.target(sec, t)
+			}
+		}
+		for _, sp := range fl.spans {
+			sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
+		}
+		for _, l := range fl.targets {
+			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		}
 	}
-	for _, l := range fl.targets {
-		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+}
+
+// readBootRegions reads the code the kernel rewrites at boot:
+// .parainstructions (x86 up to 6.7: struct paravirt_patch_site { u8
+// *instr; u8 type; u8 len; }, 16 bytes) and the originals of
+// .altinstructions.
+func (fl *flow) readBootRegions(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
+	if t, ok, err := openTable(f, ".parainstructions", "", "", markers); err != nil {
+		return err
+	} else if ok {
+		if len(t.data)%16 != 0 {
+			return fmt.Errorf(".parainstructions: %d bytes is not a whole number of 16-byte entries", len(t.data))
+		}
+		for e := uint64(0); e < uint64(len(t.data)); e += 16 {
+			if c := t.ref(e, tableField{abs: true}); c.ok {
+				fl.bootSpan(c.sec, c.at, c.at+uint64(t.data[e+9]), "paravirt patch site")
+			}
+		}
 	}
+	return fl.alternatives(f, a, markers, false)
 }
 
 func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
@@ -280,21 +358,9 @@ func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) err
 			}
 		}
 	}
-	// .parainstructions (x86 up to 6.7): struct paravirt_patch_site
-	// { u8 *instr; u8 type; u8 len; }, 16 bytes.
-	if t, ok, err := openTable(f, ".parainstructions", "", "", markers); err != nil {
-		return err
-	} else if ok {
-		if len(t.data)%16 != 0 {
-			return fmt.Errorf(".parainstructions: %d bytes is not a whole number of 16-byte entries", len(t.data))
-		}
-		for e := uint64(0); e < uint64(len(t.data)); e += 16 {
-			if c := t.ref(e, tableField{abs: true}); c.ok {
-				fl.span(c.sec, c.at, c.at+uint64(t.data[e+9]), "paravirt patch site")
-			}
-		}
-	}
-	if err := fl.alternatives(f, a, markers); err != nil {
+	// The jumps out of alternatives' replacement code (their originals
+	// are in the boot part).
+	if err := fl.alternatives(f, a, markers, true); err != nil {
 		return err
 	}
 	// x86's .altinstr_aux holds the slow paths static_cpu_has jumps to
@@ -310,7 +376,10 @@ func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) err
 // u8 instrlen; u8 replacementlen; }: 12 bytes (arm64, x86 up to 6.2) or
 // 14 (x86 ft_flags). The size is the one under which every entry names
 // code (a module: whose fields all have relocations).
-func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
+//
+// Without targets it adds the originals to the boot regions; with, the
+// targets of the jumps in the replacements.
+func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uint64, targets bool) error {
 	t, ok, err := openTable(f, ".altinstructions", "__alt_instructions", "__alt_instructions_end", markers)
 	if err != nil || !ok {
 		return err
@@ -332,7 +401,10 @@ func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uin
 	for e := uint64(0); e < uint64(len(t.data)); e += sz {
 		orig, repl := t.ref(e, tableField{}), t.ref(e, tableField{off: 4})
 		olen, rlen := uint64(t.data[e+sz-2]), uint64(t.data[e+sz-1])
-		fl.span(orig.sec, orig.at, orig.at+olen, "alternative")
+		if !targets {
+			fl.bootSpan(orig.sec, orig.at, orig.at+olen, "alternative")
+			continue
+		}
 		if rlen == 0 {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -373,14 +372,8 @@ func (fl *flow) rewrittenAtBoot(sec string, addr uint64) bool {
 	if fl == nil {
 		return false
 	}
-	sp := fl.spans[sec]
-	i := sort.Search(len(sp), func(i int) bool { return sp[i].Start > addr })
-	for j := i - 1; j >= 0 && sp[j].Start+maxSpan > addr; j-- {
-		if sp[j].End > addr && (sp[j].Reason == "alternative" || sp[j].Reason == "paravirt patch site") {
-			return true
-		}
-	}
-	return false
+	fl.bootRegions()
+	return covers(fl.boot[sec], addr, addr+1)
 }
 
 // setX86 turns on the x86-64 instruction rules for f, with the kernel
