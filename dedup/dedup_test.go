@@ -311,3 +311,36 @@ func TestConvertCycles(t *testing.T) {
 		t.Errorf("struct deep added as %v, want one empty struct of size 16", deeps)
 	}
 }
+
+// TestConvertEnumDecl: cycle.o names enum irq_state in struct chip's
+// member prototype without defining it (as gcc 14 writes linux/irq.h's
+// enum irqchip_irq_state into units that only name it); chip.elf's BTF
+// has the enum defined. A declared enum is libbpf's "enum fwd": it
+// matches the defined one, so struct chip is found, nothing added.
+func TestConvertEnumDecl(t *testing.T) {
+	base := loadBase(t, fixture("chip.elf"))
+	o, err := openObject(fixture("cycle.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	dst := btf.NewSpec(base)
+	c := New(o.DWARF, dst)
+	offs, _ := typeDIEs(t, o.DWARF)
+	var chip dwarf.Offset
+	for _, off := range offs {
+		if dt, err := o.DWARF.Type(off); err == nil && dt.String() == "*struct chip" {
+			chip = off
+		}
+	}
+	if chip == 0 {
+		t.Fatal("cycle.o has no DWARF pointer to struct chip")
+	}
+	id, err := c.TypeID(chip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id >= dst.FirstID() || c.Added() != 0 {
+		t.Errorf("struct chip *: [%d], %d types added; want chip.elf's, none added", id, c.Added())
+	}
+}

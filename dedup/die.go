@@ -307,8 +307,15 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 			return false
 		}
 		es := d.enumerators()
-		if d.decl || len(es) == 0 || t.Vlen() == 0 {
-			return d.name != "" && len(es) == t.Vlen()
+		if d.decl || len(es) == 0 {
+			// Declared, not defined (gcc 14 writes linux/irq.h's enum
+			// irqchip_irq_state so into the units that only name it):
+			// libbpf's "enum fwd", which matches the enum of that name
+			// whatever its values, of its own size where it has one.
+			return d.name != "" && (d.size < 0 || int64(t.SizeType) == d.size)
+		}
+		if t.Vlen() == 0 {
+			return false
 		}
 		if int64(t.SizeType) != d.size {
 			return false

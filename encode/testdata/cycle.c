@@ -27,3 +27,17 @@ int use_deep(struct deep *d)
 {
 	return d->x + (d->p != 0);
 }
+
+/* An enum this unit declares and never defines, named in a member's
+ * prototype (as linux/irq.h's struct irq_chip names enum
+ * irqchip_irq_state): chip.elf, whose unit defines it, is the base. */
+enum irq_state;
+struct chip {
+	int (*get_state)(struct chip *, enum irq_state, int *);
+	int id;
+};
+
+int use_chip(struct chip *c)
+{
+	return c->id + (c->get_state != 0);
+}
