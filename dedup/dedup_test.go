@@ -242,30 +242,12 @@ func TestConvertNoBase(t *testing.T) {
 // to it fails with that reason, and deep's reserved id is left an empty
 // struct of deep's size, so the rest commits and validates.
 func TestConvertCycles(t *testing.T) {
-	base := loadBase(t, fixture("other.elf"))
-	o, err := openObject(fixture("cycle.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	dst := btf.NewSpec(base)
-	c := New(o.DWARF, dst)
-	offs, _ := typeDIEs(t, o.DWARF)
-	ptrTo := map[string]dwarf.Offset{}
-	for _, off := range offs {
-		if dt, err := o.DWARF.Type(off); err == nil {
-			ptrTo[dt.String()] = off
-		}
-	}
-	bus, deep := ptrTo["*struct bus"], ptrTo["*struct deep"]
-	if bus == 0 || deep == 0 {
-		t.Fatalf("cycle.o has no DWARF pointer to struct bus or struct deep: %v", ptrTo)
-	}
-	busID, err := c.TypeID(bus)
+	o, dst, c := convertOn(t, "cycle.o", "other.elf")
+	busID, err := c.TypeID(typeNamed(t, o, "*struct bus"))
 	if err != nil {
 		t.Fatalf("struct bus *: %v", err)
 	}
-	if _, err := c.TypeID(deep); err == nil || !strings.Contains(err.Error(), "type nesting too deep") {
+	if _, err := c.TypeID(typeNamed(t, o, "*struct deep")); err == nil || !strings.Contains(err.Error(), "type nesting too deep") {
 		t.Fatalf("struct deep *: error %v, want type nesting too deep", err)
 	}
 	if err := c.Commit(); err != nil {
@@ -318,29 +300,40 @@ func TestConvertCycles(t *testing.T) {
 // has the enum defined. A declared enum is libbpf's "enum fwd": it
 // matches the defined one, so struct chip is found, nothing added.
 func TestConvertEnumDecl(t *testing.T) {
-	base := loadBase(t, fixture("chip.elf"))
-	o, err := openObject(fixture("cycle.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	dst := btf.NewSpec(base)
-	c := New(o.DWARF, dst)
-	offs, _ := typeDIEs(t, o.DWARF)
-	var chip dwarf.Offset
-	for _, off := range offs {
-		if dt, err := o.DWARF.Type(off); err == nil && dt.String() == "*struct chip" {
-			chip = off
-		}
-	}
-	if chip == 0 {
-		t.Fatal("cycle.o has no DWARF pointer to struct chip")
-	}
-	id, err := c.TypeID(chip)
+	o, dst, c := convertOn(t, "cycle.o", "chip.elf")
+	id, err := c.TypeID(typeNamed(t, o, "*struct chip"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id >= dst.FirstID() || c.Added() != 0 {
 		t.Errorf("struct chip *: [%d], %d types added; want chip.elf's, none added", id, c.Added())
 	}
+}
+
+// convertOn opens the fixture obj and a Converter of its DWARF onto a
+// split Spec on base's .BTF; closed at the test's end.
+func convertOn(t *testing.T, obj, base string) (*testObject, *btf.Spec, *Converter) {
+	t.Helper()
+	b := loadBase(t, fixture(base))
+	o, err := openObject(fixture(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	dst := btf.NewSpec(b)
+	return o, dst, New(o.DWARF, dst)
+}
+
+// typeNamed is the offset of the top-level type DIE of o that Go's
+// debug/dwarf spells name ("*struct chip").
+func typeNamed(t *testing.T, o *testObject, name string) dwarf.Offset {
+	t.Helper()
+	offs, _ := typeDIEs(t, o.DWARF)
+	for _, off := range offs {
+		if dt, err := o.DWARF.Type(off); err == nil && dt.String() == name {
+			return off
+		}
+	}
+	t.Fatalf("no DWARF type %s", name)
+	return 0
 }

@@ -23,14 +23,7 @@ func TestPrefetch(t *testing.T) {
 	} {
 		t.Run(tc.obj+"-on-"+tc.base, func(t *testing.T) {
 			run := func(workers int) (string, []byte) {
-				base := loadBase(t, fixture(tc.base))
-				o, err := openObject(fixture(tc.obj))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer o.Close()
-				dst := btf.NewSpec(base)
-				c := New(o.DWARF, dst)
+				o, dst, c := convertOn(t, tc.obj, tc.base)
 				offs, _ := typeDIEs(t, o.DWARF)
 				c.Prefetch(offs, workers)
 				var log bytes.Buffer
