@@ -94,7 +94,7 @@ func TestKernelSitesStats(t *testing.T) {
 			}
 			var st [2]dwarfsite.Stats
 			for i, pp := range []dwarfsite.ProbePoint{dwarfsite.ProbeEntry, dwarfsite.ProbeBlock} {
-				res, err := x.Sites(dwarfsite.Options{ProbePoint: pp, Text: rules})
+				res, err := x.Sites(dwarfsite.Options{ProbePoint: pp, Text: rules, AtBest: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,13 +105,22 @@ func TestKernelSitesStats(t *testing.T) {
 			if b.Sites != e.Sites || b.Located < e.Located || b.AllLocated < e.AllLocated || b.Moved == 0 {
 				t.Errorf("block %+v\nentry %+v", b.Counts, e.Counts)
 			}
+			// The bound does not depend on the probe point, partitions
+			// the parameters, and no probe point beats it.
+			ab := &b.AtBest
+			if e.AtBest != *ab || ab.Sites != b.Sites || ab.Params != b.Params ||
+				ab.Located+ab.Unrepresentable+ab.NoLocation != ab.Params ||
+				ab.Located < b.Located || ab.AllLocated < b.AllLocated || ab.NoLocation > b.Missing {
+				t.Errorf("at best: entry %+v, block %+v\nblock %+v", e.AtBest, *ab, b.Counts)
+			}
 			testutil.Figures(t, k, "probe-points.md", probePointTable(k, e, b))
 		})
 	}
 }
 
 // probePointTable is a Markdown table of what the entry pcs and the block
-// probe points locate on kernel k.
+// probe points locate on kernel k, and the bound on any probe point (the
+// same in e and b).
 func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 	n := func(v int) string {
 		s := strconv.Itoa(v)
@@ -122,18 +131,23 @@ func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 	}
 	pct := func(v, of int) string { return fmt.Sprintf("%s (%.1f%%)", n(v), 100*float64(v)/float64(max(of, 1))) }
 	var w strings.Builder
-	row := func(what, a, b string) { fmt.Fprintf(&w, "| %s | %s | %s |\n", what, a, b) }
-	fmt.Fprintf(&w, "| %s vmlinux | entry pc (`--probe-point entry`) | block (default) |\n|---|--:|--:|\n", k.Name)
-	row("inline sites", n(e.Sites), n(b.Sites))
-	row("fully located: every parameter, or none to locate", pct(e.AllLocated+e.NoParams, e.Sites), pct(b.AllLocated+b.NoParams, b.Sites))
-	row("sites with parameters, all located", pct(e.AllLocated, e.Sites-e.NoParams), pct(b.AllLocated, b.Sites-b.NoParams))
-	row("some located", pct(e.SomeLocated, e.Sites-e.NoParams), pct(b.SomeLocated, b.Sites-b.NoParams))
-	row("none located", pct(e.NoneLocated, e.Sites-e.NoParams), pct(b.NoneLocated, b.Sites-b.NoParams))
-	row("parameters located", pct(e.Located, e.Params), pct(b.Located, b.Params))
-	row("no location", n(e.Missing), n(b.Missing))
-	row("unrepresentable", n(e.Unrepresentable), n(b.Unrepresentable))
-	row("sites located at the binding view", n(e.NextView), n(b.NextView))
-	row("sites moved past their entry pc", n(e.Moved), n(b.Moved))
+	row := func(what, a, b, c string) { fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", what, a, b, c) }
+	ab := &b.AtBest
+	fmt.Fprintf(&w, "| %s vmlinux | entry pc (`--probe-point entry`) | block (default) | at best: any address of the expansion, each parameter on its own |\n|---|--:|--:|--:|\n", k.Name)
+	row("inline sites", n(e.Sites), n(b.Sites), n(ab.Sites))
+	row("fully located: every parameter, or none to locate", pct(e.AllLocated+e.NoParams, e.Sites), pct(b.AllLocated+b.NoParams, b.Sites), pct(ab.AllLocated+ab.NoParams, ab.Sites))
+	row("sites with parameters, all located", pct(e.AllLocated, e.Sites-e.NoParams), pct(b.AllLocated, b.Sites-b.NoParams), pct(ab.AllLocated, ab.Sites-ab.NoParams))
+	row("some located", pct(e.SomeLocated, e.Sites-e.NoParams), pct(b.SomeLocated, b.Sites-b.NoParams), pct(ab.SomeLocated, ab.Sites-ab.NoParams))
+	row("none located", pct(e.NoneLocated, e.Sites-e.NoParams), pct(b.NoneLocated, b.Sites-b.NoParams), pct(ab.NoneLocated, ab.Sites-ab.NoParams))
+	row("parameters located", pct(e.Located, e.Params), pct(b.Located, b.Params), pct(ab.Located, ab.Params))
+	row("not located", n(e.Params-e.Located), n(b.Params-b.Located), n(ab.Params-ab.Located))
+	row("&nbsp;&nbsp;no location anywhere in the expansion", n(ab.NoLocation), n(ab.NoLocation), n(ab.NoLocation))
+	row("&nbsp;&nbsp;located only at other addresses of it", n(ab.Located-e.Located), n(ab.Located-b.Located), "0")
+	row("&nbsp;&nbsp;unrepresentable at every address of it", n(ab.Unrepresentable), n(ab.Unrepresentable), n(ab.Unrepresentable))
+	row("no location at the probe address", n(e.Missing), n(b.Missing), "")
+	row("unrepresentable at the probe address", n(e.Unrepresentable), n(b.Unrepresentable), "")
+	row("sites located at the binding view", n(e.NextView), n(b.NextView), "")
+	row("sites moved past their entry pc", n(e.Moved), n(b.Moved), "")
 	reasons := map[string]bool{}
 	for r := range e.Reasons {
 		reasons[r] = true
@@ -149,7 +163,7 @@ func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 		return rs[i] < rs[j]
 	})
 	for _, r := range rs {
-		row("unrepresentable: "+r, n(e.Reasons[r]), n(b.Reasons[r]))
+		row("unrepresentable: "+r, n(e.Reasons[r]), n(b.Reasons[r]), "")
 	}
 	return w.String()
 }
