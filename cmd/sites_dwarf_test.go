@@ -113,6 +113,18 @@ func TestKernelSitesStats(t *testing.T) {
 				ab.Located < b.Located || ab.AllLocated < b.AllLocated || ab.NoLocation > b.Missing {
 				t.Errorf("at best: entry %+v, block %+v\nblock %+v", e.AtBest, *ab, b.Counts)
 			}
+			// docs/encoding.md says no probe point reaches issue 13's goal
+			// of 85% of the sites fully located.
+			// and that of what the block leaves unlocated most has no
+			// location in its expansion, and most of the rest only
+			// unrepresentable ones.
+			if 100*(ab.AllLocated+ab.NoParams) >= 85*ab.Sites {
+				t.Errorf("at best %d of %d sites fully located, >= 85%%: docs/encoding.md says the goal is out of reach", ab.AllLocated+ab.NoParams, ab.Sites)
+			}
+			if 2*ab.NoLocation <= b.Params-b.Located || ab.Unrepresentable <= ab.Located-b.Located {
+				t.Errorf("of %d parameters the block leaves unlocated, %d have no location in their expansion, %d only unrepresentable ones, %d one elsewhere: docs/encoding.md says most have none and most of the rest only unrepresentable ones",
+					b.Params-b.Located, ab.NoLocation, ab.Unrepresentable, ab.Located-b.Located)
+			}
 			testutil.Figures(t, k, "probe-points.md", probePointTable(k, e, b))
 		})
 	}
@@ -133,7 +145,7 @@ func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 	var w strings.Builder
 	row := func(what, a, b, c string) { fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", what, a, b, c) }
 	ab := &b.AtBest
-	fmt.Fprintf(&w, "| %s vmlinux | entry pc (`--probe-point entry`) | block (default) | at best: any address of the expansion, each parameter on its own |\n|---|--:|--:|--:|\n", k.Name)
+	fmt.Fprintf(&w, "| %s vmlinux | entry pc (`--probe-point entry`) | block (default) | at best (any address of the expansion, per parameter) |\n|---|--:|--:|--:|\n", k.Name)
 	row("inline sites", n(e.Sites), n(b.Sites), n(ab.Sites))
 	row("fully located: every parameter, or none to locate", pct(e.AllLocated+e.NoParams, e.Sites), pct(b.AllLocated+b.NoParams, b.Sites), pct(ab.AllLocated+ab.NoParams, ab.Sites))
 	row("sites with parameters, all located", pct(e.AllLocated, e.Sites-e.NoParams), pct(b.AllLocated, b.Sites-b.NoParams), pct(ab.AllLocated, ab.Sites-ab.NoParams))
@@ -141,9 +153,9 @@ func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 	row("none located", pct(e.NoneLocated, e.Sites-e.NoParams), pct(b.NoneLocated, b.Sites-b.NoParams), pct(ab.NoneLocated, ab.Sites-ab.NoParams))
 	row("parameters located", pct(e.Located, e.Params), pct(b.Located, b.Params), pct(ab.Located, ab.Params))
 	row("not located", n(e.Params-e.Located), n(b.Params-b.Located), n(ab.Params-ab.Located))
-	row("&nbsp;&nbsp;no location anywhere in the expansion", n(ab.NoLocation), n(ab.NoLocation), n(ab.NoLocation))
-	row("&nbsp;&nbsp;located only at other addresses of it", n(ab.Located-e.Located), n(ab.Located-b.Located), "0")
-	row("&nbsp;&nbsp;unrepresentable at every address of it", n(ab.Unrepresentable), n(ab.Unrepresentable), n(ab.Unrepresentable))
+	row("not located: no location anywhere in the expansion", n(ab.NoLocation), n(ab.NoLocation), n(ab.NoLocation))
+	row("not located: located only at other addresses of the expansion", n(ab.Located-e.Located), n(ab.Located-b.Located), "0")
+	row("not located: unrepresentable at every address of the expansion", n(ab.Unrepresentable), n(ab.Unrepresentable), n(ab.Unrepresentable))
 	row("no location at the probe address", n(e.Missing), n(b.Missing), "")
 	row("unrepresentable at the probe address", n(e.Unrepresentable), n(b.Unrepresentable), "")
 	row("sites located at the binding view", n(e.NextView), n(b.NextView), "")
@@ -165,5 +177,8 @@ func probePointTable(k testutil.Kernel, e, b *dwarfsite.Stats) string {
 	for _, r := range rs {
 		row("unrepresentable: "+r, n(e.Reasons[r]), n(b.Reasons[r]), "")
 	}
+	fmt.Fprintf(&w, "\n%s: at best %.1f%% of the sites are fully located (block: %.1f%%). Of the %s parameters the block probe points leave unlocated, %s have no location anywhere in their expansion and %s only unrepresentable ones; %s are located at other addresses of it.\n",
+		k.Name, 100*float64(ab.AllLocated+ab.NoParams)/float64(max(ab.Sites, 1)), 100*float64(b.AllLocated+b.NoParams)/float64(max(b.Sites, 1)),
+		n(b.Params-b.Located), n(ab.NoLocation), n(ab.Unrepresentable), n(ab.Located-b.Located))
 	return w.String()
 }

@@ -47,7 +47,7 @@ func WriteStats(w io.Writer, st *Stats) error {
 		// Options.AtBest (bound.go): each parameter at the best address
 		// of its expansion.
 		fmt.Fprintf(bw, "parameters located at best:        %d%s\n", b.Located, pct(b.Located, b.Params))
-		fmt.Fprintf(bw, "  only away from the probe address: %d\n", b.Located-st.Located)
+		fmt.Fprintf(bw, "  only at other addresses:         %d\n", b.Located-st.Located)
 		fmt.Fprintf(bw, "  no location in the expansion:    %d%s\n", b.NoLocation, pct(b.NoLocation, b.Params))
 		fmt.Fprintf(bw, "  unrepresentable everywhere:      %d%s\n", b.Unrepresentable, pct(b.Unrepresentable, b.Params))
 		fmt.Fprintf(bw, "sites fully located at best:       %d%s\n", b.AllLocated+b.NoParams, pct(b.AllLocated+b.NoParams, b.Sites))
