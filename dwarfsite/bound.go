@@ -6,35 +6,25 @@ import (
 	"github.com/btfinline/btfinline/site"
 )
 
-// AtBest is an upper bound on what any choice of one probe address per
-// site can locate (Options.AtBest): a parameter counts as located at best
-// when some address of its site's own expansion (its ranges and entry pc,
-// any address, whatever the basic blocks, patched code and instruction
-// boundaries) has a location for it that a site can carry (the test of
-// Site.Params: classify, then fitParam). Each parameter is judged on its
-// own, so a site counted as all located at best may need different
-// addresses for different parameters: the bound on sites is looser than
-// the bound on parameters.
+// The bound of Options.AtBest, Stats.AtBest, is an upper bound on what
+// any choice of one probe address per site can locate: a parameter counts
+// as located at best when some address of its site's own expansion (its
+// ranges and entry pc, any address, whatever the basic blocks, patched
+// code and instruction boundaries) has a location for it that a site can
+// carry (the test of Site.Params: classify, then fitParam). Each
+// parameter is judged on its own, so a site counted as all located at
+// best may need different addresses for different parameters: the bound
+// on sites is looser than the bound on parameters.
 //
-// Every parameter falls in exactly one of Located, Unrepresentable and
-// NoLocation, whatever the probe point. A parameter not located at the
-// chosen address is one of NoLocation, Unrepresentable, or located at
-// other addresses only (Located minus Counts.Located).
-type AtBest struct {
-	Sites    int // sites judged (all of them, with Options.AtBest)
-	NoParams int
-	// Sites with >= 1 parameter: every / some / none of it located at
-	// best.
-	AllLocated, SomeLocated, NoneLocated int
-	Params                               int
-	Located                              int
-	// Unrepresentable: a location in the expansion, none a site can
-	// carry. NoLocation: no location anywhere in the expansion.
-	Unrepresentable int
-	NoLocation      int
-}
+// It is a site.Counts in which every parameter falls in exactly one of
+// Located, Unrepresentable (locations in the expansion, none a site can
+// carry) and Missing (no location anywhere in the expansion), whatever
+// the probe point; Functions and Reasons are not counted. A parameter not
+// located at the chosen address is then Missing, Unrepresentable, or
+// located at other addresses only (AtBest.Located - Counts.Located).
 
-func (a *AtBest) add(b *AtBest) {
+// addCounts adds what countAtBest counts of b to a.
+func addCounts(a, b *site.Counts) {
 	a.Sites += b.Sites
 	a.NoParams += b.NoParams
 	a.AllLocated += b.AllLocated
@@ -43,7 +33,7 @@ func (a *AtBest) add(b *AtBest) {
 	a.Params += b.Params
 	a.Located += b.Located
 	a.Unrepresentable += b.Unrepresentable
-	a.NoLocation += b.NoLocation
+	a.Missing += b.Missing
 }
 
 // countAtBest adds site ps to w.stats.AtBest. entry and chosen are its
@@ -79,8 +69,6 @@ func (w *worker) countAtBest(ps *pendingSite, entry, chosen []site.Location) {
 		best[i] = max(best[i], r)
 	}
 	st := &w.stats.AtBest
-	st.Sites++
-	st.Params += n
 	located := 0
 	for _, r := range best {
 		switch r {
@@ -89,20 +77,10 @@ func (w *worker) countAtBest(ps *pendingSite, entry, chosen []site.Location) {
 		case 1:
 			st.Unrepresentable++
 		default:
-			st.NoLocation++
+			st.Missing++
 		}
 	}
-	st.Located += located
-	switch {
-	case n == 0:
-		st.NoParams++
-	case located == n:
-		st.AllLocated++
-	case located == 0:
-		st.NoneLocated++
-	default:
-		st.SomeLocated++
-	}
+	st.AddSite(n, located)
 }
 
 // rankInExpansion is the best rank of the entries of pe's location list

@@ -2,6 +2,7 @@ package dwarfsite
 
 import (
 	"bytes"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -14,23 +15,23 @@ func TestAtBest(t *testing.T) {
 	for _, tc := range []struct {
 		name, caller string
 		pp           ProbePoint
-		located      int    // at the chosen address
-		best         AtBest // Sites and Params are the caller's
+		located      int         // at the chosen address
+		best         site.Counts // Sites and Params are the caller's
 	}{
 		// size is located only past the entry pc (x86-64: the shifted
 		// argument is in a register from the next instruction on); the
 		// block probe point moves there.
-		{"sites-x86_64", "c_decshift", ProbeEntry, 0, AtBest{Located: 1, AllLocated: 1}},
-		{"sites-x86_64", "c_decshift", ProbeBlock, 1, AtBest{Located: 1, AllLocated: 1}},
+		{"sites-x86_64", "c_decshift", ProbeEntry, 0, site.Counts{Located: 1, AllLocated: 1}},
+		{"sites-x86_64", "c_decshift", ProbeBlock, 1, site.Counts{Located: 1, AllLocated: 1}},
 		// The second dbl's a is an entry value at its entry pc, in a
 		// register later in the expansion, after the body changed it:
 		// the bound counts it, no probe point does.
-		{"sites-x86_64", "c_dbl", ProbeBlock, 1, AtBest{Located: 2, AllLocated: 2}},
-		{"sites-x86_64", "c_dbl", ProbeEntry, 1, AtBest{Located: 2, AllLocated: 2}},
+		{"sites-x86_64", "c_dbl", ProbeBlock, 1, site.Counts{Located: 2, AllLocated: 2}},
+		{"sites-x86_64", "c_dbl", ProbeEntry, 1, site.Counts{Located: 2, AllLocated: 2}},
 		// add3's a is memory at an absolute address at every address
 		// of its expansion (arm64).
-		{"sites-aarch64", "c_reg", ProbeBlock, 2, AtBest{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
-		{"sites-aarch64", "c_reg", ProbeEntry, 2, AtBest{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
+		{"sites-aarch64", "c_reg", ProbeBlock, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
+		{"sites-aarch64", "c_reg", ProbeEntry, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
 	} {
 		t.Run(tc.name+"/"+tc.caller+"/"+tc.pp.String(), func(t *testing.T) {
 			opt := fixtureOptions(tc.pp)
@@ -40,7 +41,7 @@ func TestAtBest(t *testing.T) {
 			st := &res.Stats
 			want := tc.best
 			want.Sites, want.Params = st.Sites, st.Params
-			if st.Located != tc.located || st.AtBest != want {
+			if st.Located != tc.located || !reflect.DeepEqual(st.AtBest, want) {
 				t.Errorf("located %d at the probe address, want %d; at best %+v, want %+v", st.Located, tc.located, st.AtBest, want)
 			}
 		})
@@ -53,7 +54,7 @@ func TestAtBest(t *testing.T) {
 func TestAtBestFixtures(t *testing.T) {
 	for _, name := range allFixtures {
 		t.Run(name, func(t *testing.T) {
-			var bounds []AtBest
+			var bounds []site.Counts
 			for _, pp := range probePoints {
 				opt := fixtureOptions(pp)
 				plain := readFixture(t, name, opt)
@@ -65,19 +66,19 @@ func TestAtBestFixtures(t *testing.T) {
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
 					t.Errorf("%v: the sites differ with Options.AtBest", pp)
 				}
-				if plain.Stats.AtBest != (AtBest{}) {
+				if !reflect.DeepEqual(plain.Stats.AtBest, site.Counts{}) {
 					t.Errorf("%v: counted without Options.AtBest: %+v", pp, plain.Stats.AtBest)
 				}
 				st, bst := &res.Stats, &res.Stats.AtBest
 				if bst.Sites != st.Sites || bst.Params != st.Params || bst.NoParams != st.NoParams ||
-					bst.Located+bst.Unrepresentable+bst.NoLocation != bst.Params ||
+					bst.Located+bst.Unrepresentable+bst.Missing != bst.Params ||
 					bst.AllLocated+bst.SomeLocated+bst.NoneLocated+bst.NoParams != bst.Sites ||
-					bst.Located < st.Located || bst.AllLocated < st.AllLocated || bst.NoLocation > st.Missing {
+					bst.Located < st.Located || bst.AllLocated < st.AllLocated || bst.Missing > st.Missing {
 					t.Errorf("%v: at best %+v, at the probe addresses %+v", pp, *bst, st.Counts)
 				}
 				bounds = append(bounds, *bst)
 			}
-			if bounds[0] != bounds[1] {
+			if !reflect.DeepEqual(bounds[0], bounds[1]) {
 				t.Errorf("at best %+v with %v, %+v with %v", bounds[0], probePoints[0], bounds[1], probePoints[1])
 			}
 		})

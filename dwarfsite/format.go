@@ -48,7 +48,7 @@ func WriteStats(w io.Writer, st *Stats) error {
 		// of its expansion.
 		fmt.Fprintf(bw, "parameters located at best:        %d%s\n", b.Located, pct(b.Located, b.Params))
 		fmt.Fprintf(bw, "  only at other addresses:         %d\n", b.Located-st.Located)
-		fmt.Fprintf(bw, "  no location in the expansion:    %d%s\n", b.NoLocation, pct(b.NoLocation, b.Params))
+		fmt.Fprintf(bw, "  no location in the expansion:    %d%s\n", b.Missing, pct(b.Missing, b.Params))
 		fmt.Fprintf(bw, "  unrepresentable everywhere:      %d%s\n", b.Unrepresentable, pct(b.Unrepresentable, b.Params))
 		fmt.Fprintf(bw, "sites fully located at best:       %d%s\n", b.AllLocated+b.NoParams, pct(b.AllLocated+b.NoParams, b.Sites))
 		fmt.Fprintf(bw, "  with parameters, all located:    %d%s\n", b.AllLocated, pct(b.AllLocated, b.Sites-b.NoParams))

@@ -110,8 +110,8 @@ type Stats struct {
 	// (moveProbe).
 	Moved    int
 	NextView int
-	// AtBest is the bound of Options.AtBest (zero without it).
-	AtBest AtBest
+	// AtBest is the bound of Options.AtBest (bound.go; zero without it).
+	AtBest site.Counts
 }
 
 type unitHdr struct {
@@ -334,7 +334,7 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 		st.LostSites += s.LostSites
 		st.Moved += s.Moved
 		st.NextView += s.NextView
-		st.AtBest.add(&s.AtBest)
+		addCounts(&st.AtBest, &s.AtBest)
 		st.ExcludedSites += s.ExcludedSites
 		for l, n := range s.ExcludedUnits {
 			if st.ExcludedUnits == nil {
