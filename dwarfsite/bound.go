@@ -69,6 +69,7 @@ func (w *worker) countAtBest(ps *pendingSite, entry, chosen []site.Location) {
 		best[i] = max(best[i], r)
 	}
 	st := &w.stats.AtBest
+	unrep0 := st.Unrepresentable
 	located := 0
 	for _, r := range best {
 		switch r {
@@ -81,6 +82,9 @@ func (w *worker) countAtBest(ps *pendingSite, entry, chosen []site.Location) {
 		}
 	}
 	st.AddSite(n, located)
+	if located+st.Unrepresentable-unrep0 == n {
+		w.stats.AtBestAnyLocation++
+	}
 }
 
 // rankInExpansion is the best rank of the entries of pe's location list

@@ -17,21 +17,23 @@ func TestAtBest(t *testing.T) {
 		pp           ProbePoint
 		located      int         // at the chosen address
 		best         site.Counts // Sites and Params are the caller's
+		anyLocation  int         // Stats.AtBestAnyLocation
 	}{
 		// size is located only past the entry pc (x86-64: the shifted
 		// argument is in a register from the next instruction on); the
 		// block probe point moves there.
-		{"sites-x86_64", "c_decshift", ProbeEntry, 0, site.Counts{Located: 1, AllLocated: 1}},
-		{"sites-x86_64", "c_decshift", ProbeBlock, 1, site.Counts{Located: 1, AllLocated: 1}},
+		{"sites-x86_64", "c_decshift", ProbeEntry, 0, site.Counts{Located: 1, AllLocated: 1}, 1},
+		{"sites-x86_64", "c_decshift", ProbeBlock, 1, site.Counts{Located: 1, AllLocated: 1}, 1},
 		// The second dbl's a is an entry value at its entry pc, in a
 		// register later in the expansion, after the body changed it:
 		// the bound counts it, no probe point does.
-		{"sites-x86_64", "c_dbl", ProbeBlock, 1, site.Counts{Located: 2, AllLocated: 2}},
-		{"sites-x86_64", "c_dbl", ProbeEntry, 1, site.Counts{Located: 2, AllLocated: 2}},
+		{"sites-x86_64", "c_dbl", ProbeBlock, 1, site.Counts{Located: 2, AllLocated: 2}, 2},
+		{"sites-x86_64", "c_dbl", ProbeEntry, 1, site.Counts{Located: 2, AllLocated: 2}, 2},
 		// add3's a is memory at an absolute address at every address
-		// of its expansion (arm64).
-		{"sites-aarch64", "c_reg", ProbeBlock, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
-		{"sites-aarch64", "c_reg", ProbeEntry, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}},
+		// of its expansion (arm64): the site has a location for every
+		// parameter, not one LOC_PARAM carries.
+		{"sites-aarch64", "c_reg", ProbeBlock, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}, 1},
+		{"sites-aarch64", "c_reg", ProbeEntry, 2, site.Counts{Located: 2, Unrepresentable: 1, SomeLocated: 1}, 1},
 	} {
 		t.Run(tc.name+"/"+tc.caller+"/"+tc.pp.String(), func(t *testing.T) {
 			opt := fixtureOptions(tc.pp)
@@ -41,8 +43,9 @@ func TestAtBest(t *testing.T) {
 			st := &res.Stats
 			want := tc.best
 			want.Sites, want.Params = st.Sites, st.Params
-			if st.Located != tc.located || !reflect.DeepEqual(st.AtBest, want) {
-				t.Errorf("located %d at the probe address, want %d; at best %+v, want %+v", st.Located, tc.located, st.AtBest, want)
+			if st.Located != tc.located || !reflect.DeepEqual(st.AtBest, want) || st.AtBestAnyLocation != tc.anyLocation {
+				t.Errorf("located %d at the probe address, want %d; at best %+v, want %+v; %d sites with a location for every parameter, want %d",
+					st.Located, tc.located, st.AtBest, want, st.AtBestAnyLocation, tc.anyLocation)
 			}
 		})
 	}
@@ -55,6 +58,7 @@ func TestAtBestFixtures(t *testing.T) {
 	for _, name := range allFixtures {
 		t.Run(name, func(t *testing.T) {
 			var bounds []site.Counts
+			var anyLoc []int
 			for _, pp := range probePoints {
 				opt := fixtureOptions(pp)
 				plain := readFixture(t, name, opt)
@@ -73,12 +77,14 @@ func TestAtBestFixtures(t *testing.T) {
 				if bst.Sites != st.Sites || bst.Params != st.Params || bst.NoParams != st.NoParams ||
 					bst.Located+bst.Unrepresentable+bst.Missing != bst.Params ||
 					bst.AllLocated+bst.SomeLocated+bst.NoneLocated+bst.NoParams != bst.Sites ||
-					bst.Located < st.Located || bst.AllLocated < st.AllLocated || bst.Missing > st.Missing {
+					bst.Located < st.Located || bst.AllLocated < st.AllLocated || bst.Missing > st.Missing ||
+					res.Stats.AtBestAnyLocation < bst.AllLocated+bst.NoParams || res.Stats.AtBestAnyLocation > bst.Sites {
 					t.Errorf("%v: at best %+v, at the probe addresses %+v", pp, *bst, st.Counts)
 				}
 				bounds = append(bounds, *bst)
+				anyLoc = append(anyLoc, res.Stats.AtBestAnyLocation)
 			}
-			if !reflect.DeepEqual(bounds[0], bounds[1]) {
+			if !reflect.DeepEqual(bounds[0], bounds[1]) || anyLoc[0] != anyLoc[1] {
 				t.Errorf("at best %+v with %v, %+v with %v", bounds[0], probePoints[0], bounds[1], probePoints[1])
 			}
 		})

@@ -54,6 +54,7 @@ func WriteStats(w io.Writer, st *Stats) error {
 		fmt.Fprintf(bw, "  with parameters, all located:    %d%s\n", b.AllLocated, pct(b.AllLocated, b.Sites-b.NoParams))
 		fmt.Fprintf(bw, "  some located:                    %d%s\n", b.SomeLocated, pct(b.SomeLocated, b.Sites-b.NoParams))
 		fmt.Fprintf(bw, "  none located:                    %d%s\n", b.NoneLocated, pct(b.NoneLocated, b.Sites-b.NoParams))
+		fmt.Fprintf(bw, "  if all locations representable: %d%s\n", st.AtBestAnyLocation, pct(st.AtBestAnyLocation, b.Sites))
 	}
 	if len(st.Reasons) > 0 {
 		fmt.Fprintf(bw, "unrepresentable locations by reason:\n")

@@ -110,8 +110,12 @@ type Stats struct {
 	// (moveProbe).
 	Moved    int
 	NextView int
-	// AtBest is the bound of Options.AtBest (bound.go; zero without it).
-	AtBest site.Counts
+	// AtBest is the bound of Options.AtBest (bound.go; zero without it);
+	// AtBestAnyLocation counts the sites each of whose parameters has a
+	// location somewhere in the expansion, representable or not: the
+	// bound were LOC_PARAM able to carry every DWARF location.
+	AtBest            site.Counts
+	AtBestAnyLocation int
 }
 
 type unitHdr struct {
@@ -335,6 +339,7 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 		st.Moved += s.Moved
 		st.NextView += s.NextView
 		addCounts(&st.AtBest, &s.AtBest)
+		st.AtBestAnyLocation += s.AtBestAnyLocation
 		st.ExcludedSites += s.ExcludedSites
 		for l, n := range s.ExcludedUnits {
 			if st.ExcludedUnits == nil {
