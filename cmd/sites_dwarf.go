@@ -19,7 +19,9 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if o.file == "" {
 		return nil, nil, errors.New("sites --dwarf: FILE required")
 	}
-	opt := dwarfsite.Options{Workers: o.workers}
+	// --stats also gives the bound of any probe address (a second pass
+	// over the location lists, for the counts only).
+	opt := dwarfsite.Options{Workers: o.workers, AtBest: o.stats}
 	if o.funcRE != "" {
 		re, err := regexp.Compile(o.funcRE)
 		if err != nil {

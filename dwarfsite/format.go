@@ -43,6 +43,19 @@ func WriteStats(w io.Writer, st *Stats) error {
 		fmt.Fprintf(bw, "sites located at the binding view: %d\n", st.NextView)
 		fmt.Fprintf(bw, "sites moved past their entry pc:   %d\n", st.Moved)
 	}
+	if b := &st.AtBest; b.Sites > 0 {
+		// Options.AtBest (bound.go): each parameter at the best address
+		// of its expansion.
+		fmt.Fprintf(bw, "parameters located at best:        %d%s\n", b.Located, pct(b.Located, b.Params))
+		fmt.Fprintf(bw, "  only at other addresses:         %d\n", b.Located-st.Located)
+		fmt.Fprintf(bw, "  no location in the expansion:    %d%s\n", b.Missing, pct(b.Missing, b.Params))
+		fmt.Fprintf(bw, "  unrepresentable everywhere:      %d%s\n", b.Unrepresentable, pct(b.Unrepresentable, b.Params))
+		fmt.Fprintf(bw, "sites fully located at best:       %d%s\n", b.AllLocated+b.NoParams, pct(b.AllLocated+b.NoParams, b.Sites))
+		fmt.Fprintf(bw, "  with parameters, all located:    %d%s\n", b.AllLocated, pct(b.AllLocated, b.Sites-b.NoParams))
+		fmt.Fprintf(bw, "  some located:                    %d%s\n", b.SomeLocated, pct(b.SomeLocated, b.Sites-b.NoParams))
+		fmt.Fprintf(bw, "  none located:                    %d%s\n", b.NoneLocated, pct(b.NoneLocated, b.Sites-b.NoParams))
+		fmt.Fprintf(bw, "  if all locations representable: %d%s\n", st.AtBestAnyLocation, pct(st.AtBestAnyLocation, b.Sites))
+	}
 	if len(st.Reasons) > 0 {
 		fmt.Fprintf(bw, "unrepresentable locations by reason:\n")
 		type rc struct {

@@ -60,6 +60,10 @@ type Options struct {
 	// Text, which says what the object's bytes do not.
 	ProbePoint ProbePoint
 	Text       Text
+	// AtBest also counts, in Stats.AtBest, what the best address of each
+	// expansion could locate (bound.go): it reads every location list
+	// again, so costs time, and changes no site.
+	AtBest bool
 }
 
 // Result is what ReadFile found.
@@ -106,6 +110,12 @@ type Stats struct {
 	// (moveProbe).
 	Moved    int
 	NextView int
+	// AtBest is the bound of Options.AtBest (bound.go; zero without it);
+	// AtBestAnyLocation counts the sites each of whose parameters has a
+	// location somewhere in the expansion, representable or not: the
+	// bound were LOC_PARAM able to carry every DWARF location.
+	AtBest            site.Counts
+	AtBestAnyLocation int
 }
 
 type unitHdr struct {
@@ -328,6 +338,8 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 		st.LostSites += s.LostSites
 		st.Moved += s.Moved
 		st.NextView += s.NextView
+		addCounts(&st.AtBest, &s.AtBest)
+		st.AtBestAnyLocation += s.AtBestAnyLocation
 		st.ExcludedSites += s.ExcludedSites
 		for l, n := range s.ExcludedUnits {
 			if st.ExcludedUnits == nil {

@@ -427,8 +427,12 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 	s := ps.site
 	var viewOnly int
 	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil)
+	entry := s.Params
 	if w.opt.ProbePoint == ProbeBlock {
 		viewOnly = w.moveProbe(ps, viewOnly)
+	}
+	if w.opt.AtBest {
+		w.countAtBest(ps, entry, s.Params)
 	}
 	w.stats.ViewOnly += viewOnly
 	return append(sites, *s)
@@ -457,49 +461,18 @@ func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][
 	locs := make([]site.Location, slots)
 	viewOnly := 0
 	for _, pe := range ps.params {
-		i, ok := fi.paramIdx[pe.origin]
-		if !ok {
-			i = -1
-			if pe.name != "" {
-				for j, p := range fi.fn.Params {
-					if p.Name == pe.name {
-						i = j
-						break
-					}
-				}
+		i := paramIndex(fi, &pe)
+		if i < 0 {
+			if warn {
+				w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
 			}
-			if i < 0 {
-				if warn {
-					w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
-				}
-				continue
-			}
+			continue
 		}
-		env := &evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrx}
-		if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
-			env.size = uint8(sz)
-		}
-		l, vo, expr := w.paramLoc(&pe, pt, env, warn)
+		l, vo, expr := w.paramLoc(&pe, pt, w.paramEnv(fi, i, atEntry), warn)
 		if vo {
 			viewOnly++
 		}
-		if l.Kind != site.LocUnavailable {
-			sz := fi.sizes[i]
-			switch {
-			case sz > 16:
-				l = unavailable(ReasonTooLarge)
-			case l.Kind == site.LocConst && sz > 8:
-				l = unavailable(ReasonLargeConst)
-			case l.Kind == site.LocConst:
-				l.Signed = fi.signed[i]
-			}
-			if l.Kind == site.LocAddr && w.o.rel {
-				if sec := w.o.allocSection(l.Value); sec != nil {
-					l.Value = l.Value - sec.lo + sec.addr
-					l.Section = sec.name
-				}
-			}
-		}
+		l = w.fitParam(fi, i, l)
 		// gcc sometimes emits two entries for one parameter; keep the
 		// more useful location.
 		if rank(&l) >= rank(&locs[i]) {
@@ -510,6 +483,54 @@ func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][
 		}
 	}
 	return locs, viewOnly
+}
+
+// paramIndex is the parameter of fi that pe describes, -1 if none.
+func paramIndex(fi *funcInfo, pe *paramEntry) int {
+	if i, ok := fi.paramIdx[pe.origin]; ok {
+		return i
+	}
+	if pe.name != "" {
+		for j, p := range fi.fn.Params {
+			if p.Name == pe.name {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// paramEnv is what evaluating a location of parameter i of fi needs.
+func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) *evalEnv {
+	env := &evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrx}
+	if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
+		env.size = uint8(sz)
+	}
+	return env
+}
+
+// fitParam is location l of parameter i of fi as a site carries it: what
+// LOC_PARAM cannot hold for the parameter's type is unrepresentable.
+func (w *worker) fitParam(fi *funcInfo, i int, l site.Location) site.Location {
+	if l.Kind == site.LocUnavailable {
+		return l
+	}
+	sz := fi.sizes[i]
+	switch {
+	case sz > 16:
+		return unavailable(ReasonTooLarge)
+	case l.Kind == site.LocConst && sz > 8:
+		return unavailable(ReasonLargeConst)
+	case l.Kind == site.LocConst:
+		l.Signed = fi.signed[i]
+	}
+	if l.Kind == site.LocAddr && w.o.rel {
+		if sec := w.o.allocSection(l.Value); sec != nil {
+			l.Value = l.Value - sec.lo + sec.addr
+			l.Section = sec.name
+		}
+	}
+	return l
 }
 
 // rank orders locations: located, then unrepresentable, then none.
@@ -549,32 +570,14 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 		}
 		return site.Location{}, false, nil
 	}
-	sec, exprOff := ".debug_info", int64(pe.off)
 	switch pe.loc.Class {
 	case dwarf.ClassExprLoc, dwarf.ClassBlock:
 		expr, _ = pe.loc.Val.([]byte)
+		l, expr = w.exprLoc(expr, ".debug_info", int64(pe.off), env, warnf)
+		return l, false, expr
 	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
-		ll := w.locSec()
-		if ll == nil {
-			warnf(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
-			return unavailable(ReasonMalformedLocList), false, nil
-		}
-		var off int64
-		switch v := pe.loc.Val.(type) {
-		case int64:
-			off = v
-		case uint64: // DW_FORM_loclistx
-			o, ok := w.loclistx(ll, v)
-			if !ok {
-				warnf(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
-				return unavailable(ReasonMalformedLocList), false, nil
-			}
-			off = o
-		}
-		lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
-		es, err := readLocList(ll, off, pe.views, lu)
-		if err != nil {
-			warnf(".debug_info+0x%x: %v", pe.off, err)
+		ll, es, ok := w.paramList(pe, warnf)
+		if !ok {
 			return unavailable(ReasonMalformedLocList), false, nil
 		}
 		e := entryAtPC(es, pt.pc, pt.view)
@@ -585,19 +588,54 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 			return site.Location{}, false, nil
 		}
 		viewOnly = e.HasViews && e.Low == e.High
-		expr, sec, exprOff = e.Expr, ll.Name, e.ExprOff
-	default:
-		return unavailable(ReasonMalformed), false, nil
+		l, expr = w.exprLoc(e.Expr, ll.Name, e.ExprOff, env, warnf)
+		return l, viewOnly, expr
 	}
+	return unavailable(ReasonMalformed), false, nil
+}
+
+// paramList reads the location list of pe (whose DW_AT_location is of a
+// list class); false when it cannot be read (reported through warnf).
+func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locListSec, []locEntry, bool) {
+	ll := w.locSec()
+	if ll == nil {
+		warnf(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
+		return nil, nil, false
+	}
+	var off int64
+	switch v := pe.loc.Val.(type) {
+	case int64:
+		off = v
+	case uint64: // DW_FORM_loclistx
+		o, ok := w.loclistx(ll, v)
+		if !ok {
+			warnf(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
+			return nil, nil, false
+		}
+		off = o
+	}
+	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
+	es, err := readLocList(ll, off, pe.views, lu)
+	if err != nil {
+		warnf(".debug_info+0x%x: %v", pe.off, err)
+		return nil, nil, false
+	}
+	return ll, es, true
+}
+
+// exprLoc classifies the location expression expr (at exprOff of section
+// sec), and gives it back if it decodes (nil if not, or empty: no
+// location).
+func (w *worker) exprLoc(expr []byte, sec string, exprOff int64, env *evalEnv, warnf func(string, ...any)) (site.Location, []byte) {
 	if len(expr) == 0 {
-		return site.Location{}, false, nil
+		return site.Location{}, nil
 	}
 	ins, err := decodeExpr(expr, w.fmt, sec, exprOff)
 	if err != nil {
 		warnf("%v", err)
-		return unavailable(ReasonMalformed), false, nil
+		return unavailable(ReasonMalformed), nil
 	}
-	return classify(ins, env), viewOnly, expr
+	return classify(ins, env), expr
 }
 
 func (w *worker) locSecName() string {

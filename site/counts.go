@@ -23,7 +23,6 @@ func Count(sites []Site) Counts {
 	funcs := make(map[*Func]bool)
 	for i := range sites {
 		s := &sites[i]
-		st.Sites++
 		funcs[s.Func] = true
 		n := len(s.Func.Params)
 		located := 0
@@ -39,19 +38,27 @@ func Count(sites []Site) Counts {
 				st.Reasons[l.Reason]++
 			}
 		}
-		st.Params += n
-		st.Located += located
-		switch {
-		case n == 0:
-			st.NoParams++
-		case located == n:
-			st.AllLocated++
-		case located == 0:
-			st.NoneLocated++
-		default:
-			st.SomeLocated++
-		}
+		st.AddSite(n, located)
 	}
 	st.Functions = len(funcs)
 	return st
+}
+
+// AddSite counts a site with n parameters, located of them located, in
+// Sites, Params, Located and the per-site counts (Missing and
+// Unrepresentable are the caller's).
+func (st *Counts) AddSite(n, located int) {
+	st.Sites++
+	st.Params += n
+	st.Located += located
+	switch {
+	case n == 0:
+		st.NoParams++
+	case located == n:
+		st.AllLocated++
+	case located == 0:
+		st.NoneLocated++
+	default:
+		st.SomeLocated++
+	}
 }
