@@ -363,15 +363,8 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 			if s.Flags&elf.SHF_EXECINSTR == 0 {
 				continue
 			}
-			switch {
-			case s.Name == ".kprobes.text":
-				r.add(s.Name, 0, s.Size, "__kprobes (.kprobes.text)")
-			case s.Name == ".noinstr.text":
-				r.add(s.Name, 0, s.Size, "noinstr (.noinstr.text)")
-			case strings.HasPrefix(s.Name, ".init.text"):
-				r.add(s.Name, 0, s.Size, "module init text (freed after load)")
-			case strings.HasPrefix(s.Name, ".exit.text"):
-				r.add(s.Name, 0, s.Size, "module exit text (runs only at unload)")
+			if why := ModuleSection(s.Name); why != "" {
+				r.add(s.Name, 0, s.Size, why)
 			}
 		}
 		if err := r.relBlacklist(f, funcs); err != nil {
@@ -635,6 +628,24 @@ func (r *Rules) relBlacklist(f *elfobj.File, funcs *ksym.SymTab) error {
 		}
 	}
 	return nil
+}
+
+// ModuleSection says why no kprobe can sit in a module's section of this
+// name ("" when it may): the kernel refuses __kprobes and noinstr text,
+// frees init text after the module's init ran, and runs exit text only at
+// unload.
+func ModuleSection(name string) string {
+	switch {
+	case name == ".kprobes.text":
+		return "__kprobes (.kprobes.text)"
+	case name == ".noinstr.text":
+		return "noinstr (.noinstr.text)"
+	case strings.HasPrefix(name, ".init.text"):
+		return "module init text (freed after load)"
+	case strings.HasPrefix(name, ".exit.text"):
+		return "module exit text (runs only at unload)"
+	}
+	return ""
 }
 
 // RunningRules derives the rules for the running kernel: the debugfs

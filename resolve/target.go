@@ -460,7 +460,10 @@ func (t *Target) Place(sites []site.Site) map[int]string {
 			if t.Rel {
 				key = s.SectionOff
 			}
-			if sym, off, ok := t.Syms.Lookup(s.Section, key); ok {
+			// kallsyms has no sizes, and a module's init symbols are gone
+			// once its init text is freed: a symbol below the section's
+			// start belongs to other text, and names nothing.
+			if sym, off, ok := t.Syms.Lookup(s.Section, key); ok && !(t.Running && t.elf == nil && sym.Addr < c.a-t.Slide) {
 				s.Caller, s.CallerOff = sym.Name, off
 			}
 		}
@@ -475,6 +478,13 @@ func (t *Target) HasAddresses() bool { return t.Syms != nil }
 func (t *Target) Traceable(s *site.Site) string {
 	if t.Rules == nil {
 		return ""
+	}
+	if t.module && t.elf == nil {
+		// The running kernel's rules are by address; which section a
+		// module's site is in decides as the ELF's rules do.
+		if why := kprobe.ModuleSection(s.Section); why != "" {
+			return why
+		}
 	}
 	a := s.Addr - t.Slide // the rules are in the ELF's link-time addresses
 	if t.Rel {
@@ -503,9 +513,9 @@ func (t *Target) Sites() (sites []site.Site, noAddr, notrace map[int]string, err
 		return nil, nil, nil, fmt.Errorf("%w (is -B the base the .BTF.inline was made on?)", err)
 	}
 	// A module's values are relative to a section the BTF does not name;
-	// the listing shows them as stored, as "sites --dwarf" does (resolve
-	// refuses them).
-	keepRel := t.Rel && !t.Running
+	// the listing shows them as stored, as "sites --dwarf" does, from the
+	// files and from the running kernel alike (resolve refuses them).
+	keepRel := t.Rel || t.module
 	d := t.Decoder()
 	for i := range sites {
 		for j, l := range sites[i].Params {
