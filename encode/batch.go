@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -75,10 +74,7 @@ func Batch(jobs []Job, o BatchOptions, report func(j Job, r *Result, note string
 	if o.Workers == 0 {
 		o.Workers = 1
 	}
-	parallel := o.Jobs
-	if parallel <= 0 {
-		parallel = runtime.GOMAXPROCS(0)
-	}
+	parallel := workers(o.Jobs)
 	// Largest first.
 	order := make([]int, len(jobs))
 	size := make([]int64, len(jobs))

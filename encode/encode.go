@@ -368,7 +368,8 @@ func (r *Result) WriteBytes(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// workers is Options.Workers with 0 resolved to one per CPU.
+// workers is a count of goroutines (Options.Workers, BatchOptions.Jobs)
+// with 0 resolved to one per CPU.
 func workers(n int) int {
 	if n <= 0 {
 		return runtime.GOMAXPROCS(0)

@@ -2,7 +2,6 @@ package kprobe
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -149,6 +148,10 @@ type flow struct {
 	// unknown says why the barriers could not all be read: then every
 	// instruction is one (nothing moves). bootUnknown: the same for boot.
 	unknown, bootUnknown string
+	// alt is .altinstructions with its entry size, read with boot and kept
+	// for the jumps of its replacements, which the rest adds.
+	alt     *kernelTable
+	altSize uint64
 	// While reading: code sections, a module's layout and arm64 branch
 	// relocations, by section index.
 	code    map[int]codeBuf
@@ -161,14 +164,20 @@ type flow struct {
 const maxSpan = 256
 
 func (fl *flow) span(sec string, start, end uint64, why string) {
+	addRegion(fl.spans, sec, start, end, why)
+}
+
+// addRegion adds a barrier region of at most maxSpan bytes to m.
+func addRegion(m map[string][]Region, sec string, start, end uint64, why string) {
 	if end > start && end-start <= maxSpan {
-		fl.spans[sec] = append(fl.spans[sec], Region{sec, start, end, why})
+		m[sec] = append(m[sec], Region{sec, start, end, why})
 	}
 }
 
-func (fl *flow) bootSpan(sec string, start, end uint64, why string) {
-	if end > start && end-start <= maxSpan {
-		fl.boot[sec] = append(fl.boot[sec], Region{sec, start, end, why})
+// sortRegions sorts each section's regions by Start.
+func sortRegions(m map[string][]Region) {
+	for _, sp := range m {
+		sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
 	}
 }
 
@@ -261,16 +270,11 @@ func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64)
 		if err := fl.readBootRegions(f, a, markers); err != nil {
 			fl.bootUnknown = err.Error()
 		}
-		for _, sp := range fl.boot {
-			sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
-		}
+		sortRegions(fl.boot)
 	}
 	fl.readRest = func() {
 		err := fl.read(f, a, markers)
-		fl.code, fl.layout, fl.a64rels = nil, nil, nil
-		if err == nil && fl.bootUnknown != "" {
-			err = errors.New(fl.bootUnknown)
-		}
+		fl.code, fl.layout, fl.a64rels, fl.alt = nil, nil, nil, nil
 		if err != nil {
 			fl.unknown = err.Error()
 		}
@@ -280,9 +284,7 @@ func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64)
 				fl.target(sec, t)
 			}
 		}
-		for _, sp := range fl.spans {
-			sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
-		}
+		sortRegions(fl.spans)
 		for _, l := range fl.targets {
 			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 		}
@@ -302,11 +304,11 @@ func (fl *flow) readBootRegions(f *elfobj.File, a arch.Arch, markers map[string]
 		}
 		for e := uint64(0); e < uint64(len(t.data)); e += 16 {
 			if c := t.ref(e, tableField{abs: true}); c.ok {
-				fl.bootSpan(c.sec, c.at, c.at+uint64(t.data[e+9]), "paravirt patch site")
+				addRegion(fl.boot, c.sec, c.at, c.at+uint64(t.data[e+9]), "paravirt patch site")
 			}
 		}
 	}
-	return fl.alternatives(f, a, markers, false)
+	return fl.alternatives(f, a, markers)
 }
 
 func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
@@ -358,11 +360,7 @@ func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) err
 			}
 		}
 	}
-	// The jumps out of alternatives' replacement code (their originals
-	// are in the boot part).
-	if err := fl.alternatives(f, a, markers, true); err != nil {
-		return err
-	}
+	fl.altTargets(f)
 	// x86's .altinstr_aux holds the slow paths static_cpu_has jumps to
 	// until alternatives are applied; they jump back into functions.
 	if s := f.Section(".altinstr_aux"); s != nil && s.Flags&elf.SHF_EXECINSTR != 0 {
@@ -377,9 +375,9 @@ func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) err
 // 14 (x86 ft_flags). The size is the one under which every entry names
 // code (a module: whose fields all have relocations).
 //
-// Without targets it adds the originals to the boot regions; with, the
-// targets of the jumps in the replacements.
-func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uint64, targets bool) error {
+// It adds the originals to the boot regions and keeps the table for
+// altTargets.
+func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
 	t, ok, err := openTable(f, ".altinstructions", "__alt_instructions", "__alt_instructions_end", markers)
 	if err != nil || !ok {
 		return err
@@ -399,12 +397,23 @@ func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uin
 	}
 	sz := good[0]
 	for e := uint64(0); e < uint64(len(t.data)); e += sz {
-		orig, repl := t.ref(e, tableField{}), t.ref(e, tableField{off: 4})
-		olen, rlen := uint64(t.data[e+sz-2]), uint64(t.data[e+sz-1])
-		if !targets {
-			fl.bootSpan(orig.sec, orig.at, orig.at+olen, "alternative")
-			continue
-		}
+		orig, olen := t.ref(e, tableField{}), uint64(t.data[e+sz-2])
+		addRegion(fl.boot, orig.sec, orig.at, orig.at+olen, "alternative")
+	}
+	fl.alt, fl.altSize = t, sz
+	return nil
+}
+
+// altTargets adds the jumps out of the alternatives' replacement code
+// (the table alternatives read with the boot part; none when it failed,
+// and then every instruction is a barrier).
+func (fl *flow) altTargets(f *elfobj.File) {
+	t, sz := fl.alt, fl.altSize
+	if t == nil {
+		return
+	}
+	for e := uint64(0); e < uint64(len(t.data)); e += sz {
+		repl, rlen := t.ref(e, tableField{off: 4}), uint64(t.data[e+sz-1])
 		if rlen == 0 {
 			continue
 		}
@@ -412,7 +421,6 @@ func (fl *flow) alternatives(f *elfobj.File, a arch.Arch, markers map[string]uin
 			fl.codeTargets(f, idx, off, rlen)
 		}
 	}
-	return nil
 }
 
 // altValid reports whether every entry of t read with entry size sz names
