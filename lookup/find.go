@@ -1,0 +1,466 @@
+package lookup
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/btfinline/btfinline/encode"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/ksys"
+)
+
+// Options steer Find.
+type Options struct {
+	Sys   ksys.System
+	Cache Cache
+	// Fetch returns a local path to the DWARF file of a build id, from a
+	// debuginfod server (the command line's internal/debuginfod client).
+	// nil: no fetching; NoFetch says why, for the error.
+	Fetch   func(ctx context.Context, buildID string) (string, error)
+	NoFetch string
+	// Encode is how a found DWARF file is encoded (the defaults of
+	// "btfinline encode"); its Bases are set here.
+	Encode encode.Options
+	// Log gets one line per step worth telling (nil: silent).
+	Log func(format string, a ...any)
+}
+
+func (o *Options) log(format string, a ...any) {
+	if o.Log != nil {
+		o.Log(format, a...)
+	}
+}
+
+// From says where a Found file came from.
+type From string
+
+const (
+	FromKernel  From = "kernel"  // /sys/kernel/btf/NAME.inline
+	FromCache   From = "cache"   // built earlier on this machine
+	FromEncoded From = "encoded" // encoded now from DWARF
+)
+
+// Found is the inline BTF of one object.
+type Found struct {
+	Object  string
+	BuildID string
+	Path    string
+	From    From
+	Source  string // with FromEncoded: the DWARF file
+}
+
+// Tried is one place looked at, and why it gave nothing.
+type Tried struct {
+	Place, Why string
+}
+
+// NotFoundError names every place looked at for an object's inline BTF,
+// and what would provide it.
+type NotFoundError struct {
+	Object, BuildID, Release string
+	Tried                    []Tried
+	Hint                     string
+}
+
+func (e *NotFoundError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no inline BTF for %s", e.Object)
+	if e.BuildID != "" {
+		fmt.Fprintf(&b, " (build id %s", e.BuildID)
+		if e.Release != "" {
+			fmt.Fprintf(&b, ", kernel %s", e.Release)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("; looked at:")
+	for _, t := range e.Tried {
+		fmt.Fprintf(&b, "\n  %s: %s", t.Place, t.Why)
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, "\nto fix: %s; or give --inline FILE", e.Hint)
+	}
+	return b.String()
+}
+
+// object is one object to provide: the running one (Find) or one named by
+// its DWARF file (Prepare).
+type object struct {
+	name, id, rel string
+	baseSHA       string   // of the chain the inline BTF is split on
+	ownSHA        string   // of the object's own .BTF as the kernel serves it
+	bases         []string // the chain below the object's own .BTF, for encode
+	dwarf         string   // the DWARF file, once found
+	tried         []Tried
+}
+
+// Find returns the inline BTF of each running object in objs ("vmlinux"
+// or a loaded module's name), building what is missing: see the package
+// doc for the order. Modules are encoded in one batch on vmlinux's BTF,
+// loaded once.
+func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
+	sys := o.Sys
+	if sys.Root == "" {
+		sys.Root = "/"
+	}
+	rel := KernelRelease(sys)
+	var out []Found
+	var need []*object
+	var vmBTF []byte
+	for _, name := range objs {
+		if p := sys.BTFPath(name + ".inline"); exists(p) {
+			out = append(out, Found{Object: name, Path: p, From: FromKernel})
+			continue
+		}
+		if vmBTF == nil {
+			b, err := os.ReadFile(sys.BTFPath("vmlinux"))
+			if err != nil {
+				return nil, fmt.Errorf("the running kernel's BTF: %w (CONFIG_DEBUG_INFO_BTF)", err)
+			}
+			vmBTF = b
+		}
+		ob := &object{name: name, rel: rel}
+		ob.tried = append(ob.tried, Tried{sys.BTFPath(name + ".inline"), "does not exist (the kernel serves no inline BTF: CONFIG_DEBUG_INFO_BTF_INLINE)"})
+		notes := "/sys/kernel/notes"
+		own := vmBTF
+		if name != "vmlinux" {
+			notes = "/sys/module/" + name + "/notes/.note.gnu.build-id"
+			b, err := os.ReadFile(sys.BTFPath(name))
+			if err != nil {
+				return nil, fmt.Errorf("module %s: %s: %w (is it loaded? see lsmod)", name, sys.BTFPath(name), err)
+			}
+			own = b
+			ob.bases = []string{sys.BTFPath("vmlinux")}
+			ob.baseSHA = chainSHA(vmBTF, b)
+		} else {
+			ob.baseSHA = chainSHA(vmBTF)
+		}
+		ob.ownSHA = chainSHA(own)
+		ob.id = sys.BuildID(name, binary.NativeEndian)
+		if ob.id == "" || !validBuildID(ob.id) {
+			return nil, &NotFoundError{Object: name, Release: rel, Tried: append(ob.tried, Tried{filepath.Join(sys.Root, notes), "no GNU build id readable: the cache and debug files are found by it"}),
+				Hint: "run as root, or give --inline FILE"}
+		}
+		need = append(need, ob)
+	}
+	found, err := provide(ctx, need, o, func(name string) []string { return localModules(sys.Root, rel, name) })
+	return append(out, found...), err
+}
+
+// localModules lists where the DWARF of a module may be on this machine,
+// walking the debug tree once per process.
+var moduleTree = map[string]map[string][]string{}
+
+func localModules(root, rel, name string) []string {
+	key := root + "\x00" + rel
+	m, ok := moduleTree[key]
+	if !ok {
+		m = moduleFiles(root, rel)
+		moduleTree[key] = m
+	}
+	return m[normModule(name)]
+}
+
+// provide gets each object from the cache or builds it: under the lock of
+// its build id (taken in build id order, so that two processes cannot
+// deadlock), it checks the cache again, finds the DWARF, and encodes,
+// vmlinux alone and the modules as one batch.
+func provide(ctx context.Context, objs []*object, o Options, mods func(string) []string) ([]Found, error) {
+	var out []Found
+	var build []*object
+	for _, ob := range objs {
+		if f, ok := fromCache(ob, o, false); ok {
+			out = append(out, f)
+			continue
+		}
+		build = append(build, ob)
+	}
+	if len(build) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(build, func(a, b *object) int { return strings.Compare(a.id, b.id) })
+	for _, ob := range build {
+		unlock, err := o.Cache.Lock(ob.id)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	var todo []*object
+	for _, ob := range build {
+		// Another process may have built it while we waited for the lock.
+		if f, ok := fromCache(ob, o, true); ok {
+			out = append(out, f)
+			continue
+		}
+		if ob.dwarf == "" {
+			if err := findDWARF(ctx, ob, o, mods); err != nil {
+				return nil, err
+			}
+		}
+		todo = append(todo, ob)
+	}
+	built, err := encodeAll(todo, o)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, built...)
+	slices.SortStableFunc(out, func(a, b Found) int { return strings.Compare(order(a.Object), order(b.Object)) })
+	return out, nil
+}
+
+// order puts vmlinux first, then modules by name.
+func order(name string) string {
+	if name == "vmlinux" {
+		return ""
+	}
+	return name
+}
+
+// fromCache looks in the cache; say: tell why it gave nothing (under the
+// lock, where the answer is final).
+func fromCache(ob *object, o Options, say bool) (Found, bool) {
+	e, err := o.Cache.Get(ob.id, ob.name, ob.baseSHA)
+	var se *StaleError
+	switch {
+	case err == nil:
+		return Found{Object: ob.name, BuildID: ob.id, Path: e.Path, From: FromCache, Source: e.Source}, true
+	case !say:
+	case errors.As(err, &se):
+		o.log("%s: cached file refused, rebuilding it: %s", ob.name, se)
+		ob.tried = append(ob.tried, Tried{"cache " + se.Path, se.Why})
+	case errors.Is(err, errMiss):
+		ob.tried = append(ob.tried, Tried{"cache " + o.Cache.Path(ob.id, ob.name), "not there"})
+	default:
+		ob.tried = append(ob.tried, Tried{"cache " + o.Cache.Path(ob.id, ob.name), err.Error()})
+	}
+	return Found{}, false
+}
+
+// findDWARF sets ob.dwarf: a local file first, then a fetched one.
+func findDWARF(ctx context.Context, ob *object, o Options, mods func(string) []string) error {
+	root := o.Sys.Root
+	if root == "" {
+		root = "/"
+	}
+	var local []string
+	if ob.name == "vmlinux" {
+		local = localCandidates(root, ob.name, ob.id, ob.rel, nil)
+	} else {
+		local = localCandidates(root, ob.name, ob.id, ob.rel, map[string][]string{normModule(ob.name): mods(ob.name)})
+	}
+	for _, p := range local {
+		ok, why := checkDWARF(p, ob.id)
+		if ok {
+			if why := ownBTFDiffers(p, ob); why != "" {
+				ob.tried = append(ob.tried, Tried{p, why})
+				continue
+			}
+			ob.dwarf = p
+			return nil
+		}
+		if why == "" {
+			why = "does not exist"
+		}
+		ob.tried = append(ob.tried, Tried{p, why})
+	}
+	if o.Fetch == nil {
+		why := o.NoFetch
+		if why == "" {
+			why = "not asked"
+		}
+		ob.tried = append(ob.tried, Tried{"debuginfod", why})
+		return notFound(ob, root)
+	}
+	t0 := time.Now()
+	p, err := o.Fetch(ctx, ob.id)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ob.tried = append(ob.tried, Tried{"debuginfod", err.Error()})
+		return notFound(ob, root)
+	}
+	if ok, why := checkDWARF(p, ob.id); !ok {
+		ob.tried = append(ob.tried, Tried{"debuginfod: " + p, why})
+		return notFound(ob, root)
+	}
+	if why := ownBTFDiffers(p, ob); why != "" {
+		ob.tried = append(ob.tried, Tried{"debuginfod: " + p, why})
+		return notFound(ob, root)
+	}
+	o.log("%s: DWARF from debuginfod in %.1f s: %s", ob.name, time.Since(t0).Seconds(), p)
+	ob.dwarf = p
+	return nil
+}
+
+func notFound(ob *object, root string) error {
+	return &NotFoundError{Object: ob.name, BuildID: ob.id, Release: ob.rel, Tried: ob.tried, Hint: installHint(root, ob.rel)}
+}
+
+// ownBTFDiffers refuses a DWARF file whose .BTF is not the one the kernel
+// serves for the object: the inline BTF is split on it, and would not
+// load on the running base.
+func ownBTFDiffers(path string, ob *object) string {
+	if ob.ownSHA == "" {
+		return "" // Prepare: no running object to match; describe reads it
+	}
+	f, err := elfobj.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	s := f.Section(".BTF")
+	if s == nil {
+		return "has no .BTF to split the inline BTF on (a debug-only file: give the object with its .BTF)"
+	}
+	b, err := f.Data(s)
+	if err != nil {
+		return ".BTF unreadable: " + err.Error()
+	}
+	if chainSHA(b) != ob.ownSHA {
+		return "its .BTF differs from the running kernel's (" + short(chainSHA(b)) + " vs " + short(ob.ownSHA) + ")"
+	}
+	return ""
+}
+
+// encodeAll encodes vmlinux alone (its DIEs keep every CPU busy) and the
+// modules as one batch on their shared base, and caches each result.
+func encodeAll(objs []*object, o Options) ([]Found, error) {
+	var out []Found
+	var mods []*object
+	for _, ob := range objs {
+		if len(ob.bases) > 0 {
+			mods = append(mods, ob)
+			continue
+		}
+		t0 := time.Now()
+		eo := o.Encode
+		eo.Bases, eo.Base = nil, nil
+		r, err := encode.File(ob.dwarf, eo)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encoding %s: %w", ob.name, ob.dwarf, err)
+		}
+		f, err := put(ob, o, r)
+		if err != nil {
+			return nil, err
+		}
+		o.log("%s: %d inline sites encoded from %s in %.1f s, cached as %s", ob.name, r.Stats.Entries, ob.dwarf, time.Since(t0).Seconds(), f.Path)
+		out = append(out, f)
+	}
+	if len(mods) == 0 {
+		return out, nil
+	}
+	// One base for the batch: every module here is split on the same
+	// vmlinux BTF (the running kernel's, or one DWARF vmlinux).
+	for _, m := range mods[1:] {
+		if !slices.Equal(m.bases, mods[0].bases) {
+			return nil, fmt.Errorf("modules %s and %s have different bases", mods[0].name, m.name)
+		}
+	}
+	t0 := time.Now()
+	base, err := encode.LoadBase(mods[0].bases)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]encode.Job, len(mods))
+	tmp := make([]string, len(mods))
+	for i, m := range mods {
+		if err := os.MkdirAll(o.Cache.dir(m.id), 0o755); err != nil {
+			return nil, cacheError(o.Cache.Dir, err)
+		}
+		// The batch writes beside the cached file; put moves it in
+		// only with its record.
+		tmp[i] = o.Cache.Path(m.id, m.name) + ".new"
+		jobs[i] = encode.Job{Path: m.dwarf, Out: encode.Output{Path: tmp[i]}}
+	}
+	bo := encode.BatchOptions{Options: o.Encode}
+	bo.Bases, bo.Base = nil, base
+	var firstErr error
+	sites := 0
+	err = encode.Batch(jobs, bo, func(j encode.Job, r *encode.Result, _ string, err error) {
+		i := slices.IndexFunc(jobs, func(x encode.Job) bool { return x.Out.Path == j.Out.Path })
+		os.Remove(tmp[i])
+		if err == nil {
+			var f Found
+			if f, err = put(mods[i], o, r); err == nil {
+				out = append(out, f)
+				sites += r.Stats.Entries
+				return
+			}
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("%s: encoding %s: %w", mods[i].name, mods[i].dwarf, err)
+		}
+	})
+	if err == nil {
+		err = firstErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.log("%d modules: %d inline sites encoded in %.1f s, cached in %s", len(mods), sites, time.Since(t0).Seconds(), o.Cache.Dir)
+	return out, nil
+}
+
+// put caches an encoding of ob.
+func put(ob *object, o Options, r *encode.Result) (Found, error) {
+	e := &Entry{BuildID: ob.id, Object: ob.name, Release: ob.rel, BaseSHA256: ob.baseSHA, Source: ob.dwarf, Sites: r.Stats.Entries}
+	if err := o.Cache.Put(e, r.Data); err != nil {
+		return Found{}, err
+	}
+	return Found{Object: ob.name, BuildID: ob.id, Path: e.Path, From: FromEncoded, Source: ob.dwarf}, nil
+}
+
+// chainSHA digests a chain of BTF blobs, root first: each blob's own
+// digest then the digest of those, so that no two chains collide by
+// shifting bytes between blobs.
+func chainSHA(blobs ...[]byte) string {
+	h := sha256.New()
+	for _, b := range blobs {
+		s := sha256.Sum256(b)
+		h.Write(s[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// KernelRelease is the running kernel's release (uname -r), "" if
+// unreadable.
+func KernelRelease(sys ksys.System) string {
+	b, err := os.ReadFile(filepath.Join(sys.Root, "/proc/sys/kernel/osrelease"))
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// RunningObjects names vmlinux and every loaded module that has BTF
+// (/sys/kernel/btf), in that order: what "cache fetch --running" builds.
+func RunningObjects(sys ksys.System) ([]string, error) {
+	des, err := os.ReadDir(filepath.Dir(sys.BTFPath("vmlinux")))
+	if err != nil {
+		return nil, fmt.Errorf("the running kernel's BTF: %w (CONFIG_DEBUG_INFO_BTF)", err)
+	}
+	out := []string{"vmlinux"}
+	for _, de := range des {
+		n := de.Name()
+		if n != "vmlinux" && !strings.HasSuffix(n, ".inline") {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
