@@ -18,6 +18,8 @@ type resolveOptions struct {
 	args    string
 	sysRoot string
 	nesting bool
+	inline  string
+	lookup  lookupFlags
 }
 
 func newResolveCmd() *cobra.Command {
@@ -52,7 +54,9 @@ FILE is an ELF with a .BTF.inline section (modules: -B vmlinux), or a
 detached .BTF.inline with its base chain in -B (the last -B, if an ELF, gives
 the symbols and section addresses). With --running the BTF comes from
 /sys/kernel/btf/{vmlinux,MODULE}{,.inline} and addresses from /proc/kallsyms
-and /sys/module/MODULE/sections.`,
+and /sys/module/MODULE/sections.
+
+` + lookupHelp,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			file := ""
@@ -72,8 +76,13 @@ and /sys/module/MODULE/sections.`,
 			// A short-lived command over ~20 MB of BTF and symbols: collecting
 			// garbage less often saves a third of its CPU time.
 			debug.SetGCPercent(400)
+			sys := ksys.System{Root: o.sysRoot}
+			inline, err := runningInline(c, &o.lookup, sys, o.running && file == "", o.module, o.inline)
+			if err != nil {
+				return err
+			}
 			t, err := resolve.Open(resolve.Options{File: file, Bases: o.bases, Running: o.running,
-				Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
+				Module: o.module, Sys: sys, Inline: inline})
 			if err != nil {
 				return err
 			}
@@ -105,6 +114,8 @@ and /sys/module/MODULE/sections.`,
 	f.StringVar(&o.args, "args", "", "comma-separated parameter names to fetch (default all)")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
 	f.BoolVar(&o.nesting, "nesting", false, "mark inline sites nested in other inline expansions (reads the ELF's DWARF)")
+	f.StringVar(&o.inline, "inline", "", "with --running: the object's .BTF.inline from this file")
+	o.lookup.add(f)
 	_ = f.MarkHidden("sys-root")
 	return c
 }

@@ -29,7 +29,7 @@ functions from BTF alone, and emits SFrame unwind tables.`,
 		SilenceErrors: true,
 		Version:       Version,
 	}
-	c.AddCommand(newDemoCmd(), newDumpCmd(), newEncodeCmd(), newManCmd(), newResolveCmd(),
+	c.AddCommand(newCacheCmd(), newDemoCmd(), newDumpCmd(), newEncodeCmd(), newManCmd(), newResolveCmd(),
 		newSFrameCmd(), newSitesCmd(), newStatsCmd(), newTraceCmd())
 	return c
 }

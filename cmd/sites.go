@@ -29,6 +29,8 @@ type sitesOptions struct {
 	probePoint    string
 	probePointSet bool
 	sysRoot       string // hidden --sys-root: a fake / for tests
+	inline        string
+	lookup        lookupFlags
 }
 
 func newSitesCmd() *cobra.Command {
@@ -56,7 +58,9 @@ without --dwarf it reads the DWARF of FILE (or of the last -B).
 default) the address of the expansion's first basic block that locates
 the most parameters, "entry" the entry pc, as perf probe and pahole give
 it (docs/encoding.md, "Probe points"). A site that moved past its entry
-pc names it: "[entry pc 0x...]" (JSON: entry_pc).`,
+pc names it: "[entry pc 0x...]" (JSON: entry_pc).
+
+` + lookupHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -101,6 +105,8 @@ pc names it: "[entry pc 0x...]" (JSON: entry_pc).`,
 	f.StringVar(&o.probePoint, "probe-point", "block", "with --dwarf: block (the address locating the most parameters) or entry (the entry pc)")
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
+	f.StringVar(&o.inline, "inline", "", "with --running: the object's .BTF.inline from this file")
+	o.lookup.add(f)
 	_ = f.MarkHidden("sys-root")
 	return c
 }

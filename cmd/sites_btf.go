@@ -22,7 +22,7 @@ type btfSite struct {
 // .BTF.inline, placed (Addr, Caller, CallerOff) and filtered by --func,
 // --caller and --traceable. Owned by the inspector work.
 func btfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, error) {
-	bs, _, err := loadBTFSites(o)
+	bs, _, err := loadBTFSites(c, o)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func btfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, error) {
 	return out, nil
 }
 
-func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
+func loadBTFSites(c *cobra.Command, o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 	var funcRE, callerRE *regexp.Regexp
 	var err error
 	if o.funcRE != "" {
@@ -46,8 +46,13 @@ func loadBTFSites(o *sitesOptions) ([]btfSite, *resolve.Target, error) {
 			return nil, nil, fmt.Errorf("--caller: %w", err)
 		}
 	}
+	sys := ksys.System{Root: o.sysRoot}
+	inline, err := runningInline(c, &o.lookup, sys, o.running && o.file == "", o.module, o.inline)
+	if err != nil {
+		return nil, nil, err
+	}
 	t, err := resolve.Open(resolve.Options{File: o.file, Bases: o.bases, Running: o.running,
-		Module: o.module, Sys: ksys.System{Root: o.sysRoot}})
+		Module: o.module, Sys: sys, Inline: inline})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,7 +106,7 @@ func sortBTFSites(s []btfSite) {
 // runBTFSites is "sites" without --dwarf: it prints the placed sites with
 // their traceability.
 func runBTFSites(c *cobra.Command, o *sitesOptions) error {
-	sites, t, err := loadBTFSites(o)
+	sites, t, err := loadBTFSites(c, o)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"github.com/btfinline/btfinline/ksys"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,7 @@ type traceOptions struct {
 	keepOpt  bool
 	verbose  bool
 	sysRoot  string
+	lookup   lookupFlags
 }
 
 func newTraceCmd() *cobra.Command {
@@ -59,10 +62,13 @@ PROBE:
 SOURCES:
     --running (default)   BTF from /sys/kernel/btf/vmlinux and
                           /sys/kernel/btf/{vmlinux,MODULE}.inline, addresses
-                          from /proc/kallsyms and /sys/module/MODULE/sections
-    --inline FILE         for kernels without *.inline in /sys/kernel/btf:
-                          the .BTF.inline of one object (named after the file:
-                          vmlinux.inline, fuse.inline), repeatable
+                          from /proc/kallsyms and /sys/module/MODULE/sections;
+                          where the kernel serves no .inline, from the cache
+                          by build id or encoded from the object's DWARF
+                          (local debug files, or debuginfod): see below
+    --inline FILE         the .BTF.inline of one object from a file (named
+                          after the file: vmlinux.inline, fuse.inline),
+                          repeatable
     FILE [-B BASE]...     an object's .BTF.inline and symbols as for
                           "resolve" (frame-base arguments need its CFI: give
                           the .ko or vmlinux as the last -B), placed at the
@@ -102,7 +108,9 @@ FILTER (evaluated in the kernel: a filtered hit costs no copy):
 Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe and unload
 every program (the kernel also releases them if the process dies); no
 kprobe event or trace instance is created in tracefs, so nothing is left
-behind.`,
+behind.
+
+` + lookupHelp + ``,
 		Example: `  btfinline trace tcp_snd_cwnd_set
         every call of tcp_snd_cwnd_set, inlined or not, with its arguments
   btfinline trace 'tcp_snd_cwnd_set(tp, val)' --filter 'val < 10'
@@ -136,8 +144,16 @@ behind.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			sys := ksys.System{Root: o.sysRoot}
+			if file == "" {
+				inl, err := o.lookupInline(c, ctx, sys, probes)
+				if err != nil {
+					return err
+				}
+				o.inline = inl
+			}
 			err := trace.Run(ctx, trace.Options{
-				Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: ksys.System{Root: o.sysRoot},
+				Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: sys,
 				JSON: o.json, Filter: o.filter, Count: o.count, Hist: o.hist, By: o.by, Interval: o.interval,
 				Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt, Verbose: o.verbose,
 				Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
@@ -167,6 +183,7 @@ behind.`,
 	f.BoolVar(&o.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
+	o.lookup.add(f)
 	_ = f.MarkHidden("sys-root")
 	return c
 }
@@ -182,4 +199,38 @@ func isFileArg(s string, haveBases bool) bool {
 		return true
 	}
 	return false
+}
+
+// lookupInline adds to --inline the inline BTF of every object a probe
+// names that --inline does not give, from the lookup chain.
+func (o *traceOptions) lookupInline(c *cobra.Command, ctx context.Context, sys ksys.System, probes []trace.Probe) ([]string, error) {
+	given := map[string]bool{}
+	for _, f := range o.inline {
+		given[strings.TrimSuffix(filepath.Base(f), ".inline")] = true
+	}
+	var objs []string
+	for _, p := range probes {
+		obj := p.Module
+		if obj == "" {
+			obj = "vmlinux"
+		}
+		if !given[obj] {
+			given[obj] = true
+			objs = append(objs, obj)
+		}
+	}
+	out := slices.Clone(o.inline)
+	if len(objs) == 0 {
+		return out, nil
+	}
+	m, err := o.lookup.find(ctx, c.ErrOrStderr(), sys, objs)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range objs {
+		if p := m[obj]; p != "" && p != sys.BTFPath(obj+".inline") {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

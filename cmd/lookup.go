@@ -1,0 +1,153 @@
+package cmd
+
+// Where --running finds inline BTF when the kernel serves none: the
+// lookup package's chain (cache by build id, local debug files,
+// debuginfod), with the flags resolve, sites and trace share.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/btfinline/btfinline/internal/debuginfod"
+	"github.com/btfinline/btfinline/ksys"
+	"github.com/btfinline/btfinline/lookup"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+)
+
+// lookupFlags are the flags of the lookup chain.
+type lookupFlags struct {
+	cacheDir string
+	noFetch  bool
+	quiet    bool
+}
+
+func (l *lookupFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&l.cacheDir, "cache-dir", "", "where inline BTF built on this machine is kept (default $XDG_CACHE_HOME/btfinline, else ~/.cache/btfinline)")
+	f.BoolVar(&l.noFetch, "no-fetch", false, "never download DWARF from debuginfod (local debug files and the cache only)")
+	f.BoolVarP(&l.quiet, "quiet", "q", false, "no progress or notes on stderr")
+}
+
+// lookupHelp is the help text of the chain, for the commands' Long.
+const lookupHelp = `Without FILE, the inline BTF of vmlinux and of each module a command needs
+comes from the first of: /sys/kernel/btf/NAME.inline; the cache
+(--cache-dir, by the object's GNU build id); encoding the object's DWARF
+found on this machine (/usr/lib/debug/.build-id/, or the distribution's
+debug package layout); encoding DWARF fetched from the debuginfod servers
+in DEBUGINFOD_URLS (--no-fetch: never). The first use of a kernel is one
+download and one encode, later ones are read from the cache. --inline
+FILE wins over all of them.`
+
+// options builds the lookup.Options of the flags; stderr gets progress
+// unless quiet.
+func (l *lookupFlags) options(stderr io.Writer, sys ksys.System) (lookup.Options, error) {
+	dir := l.cacheDir
+	if dir == "" {
+		d, err := lookup.DefaultCacheDir()
+		if err != nil {
+			return lookup.Options{}, err
+		}
+		dir = d
+	}
+	eo, err := (&encodeOptions{langs: "rust", probePoint: "block"}).options()
+	if err != nil {
+		return lookup.Options{}, err
+	}
+	o := lookup.Options{Sys: sys, Cache: lookup.Cache{Dir: dir}, Encode: eo}
+	if !l.quiet {
+		o.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "btfinline: "+format+"\n", a...) }
+	}
+	switch c := debuginfod.FromEnv(); {
+	case l.noFetch:
+		o.NoFetch = "not asked (--no-fetch)"
+	case len(c.URLs) == 0:
+		o.NoFetch = "DEBUGINFOD_URLS is not set"
+	default:
+		if !l.quiet {
+			c.Progress = progress(stderr)
+		}
+		o.Fetch = c.Debuginfo
+	}
+	return o, nil
+}
+
+// find returns the inline BTF file of each of objs on the running kernel.
+func (l *lookupFlags) find(ctx context.Context, stderr io.Writer, sys ksys.System, objs []string) (map[string]string, error) {
+	o, err := l.options(stderr, sys)
+	if err != nil {
+		return nil, err
+	}
+	found, err := lookup.Find(ctx, objs, o)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, f := range found {
+		out[f.Object] = f.Path
+	}
+	return out, nil
+}
+
+// isTerminal reports whether w is a terminal (progress redraws a line
+// there; elsewhere it says one line when done).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progress shows a download: bytes and rate, redrawn on a terminal at
+// most every 200 ms, else one line when it ends.
+func progress(w io.Writer) func(debuginfod.Progress) {
+	tty := isTerminal(w)
+	var start, last time.Time
+	return func(p debuginfod.Progress) {
+		now := time.Now()
+		if start.IsZero() {
+			start = now
+		}
+		secs := now.Sub(start).Seconds()
+		rate := 0.0
+		if secs > 0 {
+			rate = float64(p.Done) / secs / 1e6
+		}
+		total := ""
+		if p.Total > 0 {
+			total = fmt.Sprintf(" of %.1f", float64(p.Total)/1e6)
+		}
+		switch {
+		case p.Finished:
+			if tty {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			fmt.Fprintf(w, "btfinline: fetched %.1f MB from %s in %.1f s (%.1f MB/s)\n", float64(p.Done)/1e6, p.URL, secs, rate)
+			start = time.Time{}
+		case tty && now.Sub(last) >= 200*time.Millisecond:
+			last = now
+			fmt.Fprintf(w, "\r\033[Kbtfinline: fetching %s: %.1f%s MB, %.1f MB/s", p.URL, float64(p.Done)/1e6, total, rate)
+		}
+	}
+}
+
+// runningInline is the inline BTF file of the running object module
+// (vmlinux when ""): given, or from the chain; "" when running is false.
+func runningInline(c *cobra.Command, l *lookupFlags, sys ksys.System, running bool, module, given string) (string, error) {
+	if !running || given != "" {
+		return given, nil
+	}
+	if module == "" {
+		module = "vmlinux"
+	}
+	m, err := l.find(c.Context(), c.ErrOrStderr(), sys, []string{module})
+	if err != nil {
+		return "", err
+	}
+	return m[module], nil
+}
