@@ -9,14 +9,37 @@ echo "E2E kaslr $E2E_TEXT_SYM=$(grep " $E2E_TEXT_SYM\$" /proc/kallsyms | cut -d'
 t0=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E boot seconds $t0"
 
-# btfinline --running reads /sys/kernel/btf/*.inline: lay the encoded
-# files next to the kernel's own BTF on a tmpfs over /sys/kernel/btf.
-btf_overlay() {
-	mkdir -p /tmp/btf
-	cp /sys/kernel/btf/* /tmp/btf/
-	for f in /e2e/*.inline; do [ -f "$f" ] && cp "$f" /tmp/btf/; done
-	mount -t tmpfs btf /sys/kernel/btf
-	cp /tmp/btf/* /sys/kernel/btf/
+# Debian's kernel serves no /sys/kernel/btf/*.inline: btfinline without
+# --inline finds the inline BTF in its cache by the build ids this kernel
+# reports. The host filled the cache through debuginfod (e2e/lib.sh).
+export XDG_CACHE_HOME=/e2e/xdg
+mkdir -p /etc && cp /e2e/os-release /etc/os-release
+
+# lookup_check: the commands found the inline BTF in the cache (the
+# kernel serves none); with an empty cache the error names the package
+# to install; a cache entry recorded for another build is refused.
+lookup_check() {
+	echo "E2E lookup kernel-inline=$(ls /sys/kernel/btf | grep -c '\.inline$') cache-entries=$(ls "$XDG_CACHE_HOME"/btfinline/*/meta.json | wc -l)"
+	"$BTFINLINE" cache list 2>&1 | awk '{ print "E2E lookup cache-list", $1, $2, $3 }'
+	XDG_CACHE_HOME=/tmp/lk-empty "$BTFINLINE" resolve get_cred --running >/dev/null 2>/tmp/lk.err &&
+		echo "E2E error resolve --running with an empty cache and no debug files succeeded"
+	if grep -q '^btfinline: no inline BTF for vmlinux (build id '"$E2E_VMLINUX_BUILDID" /tmp/lk.err &&
+	   grep -qF "install linux-image-$(uname -r)-dbg" /tmp/lk.err && grep -q 'debuginfod: DEBUGINFOD_URLS is not set' /tmp/lk.err; then
+		echo "E2E lookup empty-cache error names the package: yes"
+	else
+		echo "E2E error empty cache: $(tr '\n' ' ' </tmp/lk.err)"
+	fi
+	_other=0123456789abcdef0123456789abcdef01234567
+	mkdir -p /tmp/lk-other/btfinline
+	cp -r "$XDG_CACHE_HOME/btfinline/$E2E_VMLINUX_BUILDID" /tmp/lk-other/btfinline/
+	sed -i "s/\"build_id\": \"$E2E_VMLINUX_BUILDID\"/\"build_id\": \"$_other\"/" "/tmp/lk-other/btfinline/$E2E_VMLINUX_BUILDID/meta.json"
+	XDG_CACHE_HOME=/tmp/lk-other "$BTFINLINE" resolve get_cred --running >/dev/null 2>/tmp/lk.err &&
+		echo "E2E error resolve --running used a cache entry of another build"
+	if grep -qF "recorded for build id $_other, not $E2E_VMLINUX_BUILDID" /tmp/lk.err; then
+		echo "E2E lookup other-build entry refused: yes"
+	else
+		echo "E2E error other build's cache entry: $(tr '\n' ' ' </tmp/lk.err)"
+	fi
 }
 
 e2e_trace_start
@@ -27,7 +50,7 @@ e2e-guest probe /e2e/init-probes.txt
 [ -d $T/events/inline ] && echo 1 >$T/events/inline/enable
 echo 1 >$T/tracing_on
 insmod /e2e/btfi_e2e.ko seed="$E2E_SEED" || echo "E2E error insmod failed"
-[ "$E2E_RESOLVER" = btfinline ] && btf_overlay
+[ "$E2E_RESOLVER" = btfinline ] && lookup_check
 
 cp /e2e/init-probes.txt /tmp/all-probes.txt
 : >/tmp/probes.txt

@@ -136,3 +136,60 @@ e2e_trace_verdict() {
   if grep -qE '^E2E kprobes-left [a-z]+ [1-9]' "$1"; then echo "kprobes left behind after btfinline trace"; fi
   return 0
 }
+
+# e2e_build_id FILE: the GNU build id of an ELF file.
+e2e_build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+
+# e2e_free_port: a TCP port free on 127.0.0.1 now.
+e2e_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# e2e_debuginfod_fill WORK DEB CACHE FILE...: fill btfinline's cache folder
+# CACHE for the objects FILE... (vmlinux and modules) as a user's first
+# command does on a kernel without inline BTF: elfutils' debuginfod server,
+# on 127.0.0.1, indexes the kernel's -dbg package DEB (and the FILEs that
+# are in no package, as plain ELF files), and "btfinline cache fetch"
+# downloads each by build id through it and encodes them. A second fetch,
+# with the server stopped, must be served from the cache. Logs the times;
+# fails on any error.
+e2e_debuginfod_fill() {
+  local w=$1 deb=$2 out=$3 port pid i m ids=() t0 t1 t2 f
+  shift 3
+  rm -rf "$w" && mkdir -p "$w/debs" "$w/elf" "$w/client"
+  ln -f "$deb" "$w/debs/" 2>/dev/null || cp "$deb" "$w/debs/"
+  for f in "$@"; do
+    ids+=(--build-id "$(e2e_build_id "$f")")
+    case $f in *.ko) cp "$f" "$w/elf/" ;; esac
+  done
+  port=$(e2e_free_port)
+  t0=$SECONDS
+  debuginfod -p "$port" -d "$w/db.sqlite" -U "$w/debs" -F "$w/elf" -c 1 >"$w/server.log" 2>&1 &
+  pid=$!
+  # Indexed: both folders' files scanned and no scan pending or running.
+  for i in $(seq 900); do
+    kill -0 "$pid" 2>/dev/null || { e2e_log "debuginfod exited: $(tail -n 3 "$w/server.log")"; return 1; }
+    m=$(curl -sf "http://127.0.0.1:$port/metrics" || true)
+    if [ "$(awk '/^scanned_files_total/ { s += $2 } END { print s + 0 }' <<<"$m")" -ge 2 ] &&
+       grep -qx 'thread_work_pending{role="scan"} 0' <<<"$m" && grep -qx 'thread_busy{role="scan"} 0' <<<"$m"; then
+      break
+    fi
+    [ "$i" = 900 ] && { e2e_log "debuginfod did not index $deb in 900 s"; kill "$pid"; return 1; }
+    sleep 1
+  done
+  t1=$SECONDS
+  if ! DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$w/client" \
+       "$BTFINLINE" cache fetch --cache-dir "$out" "${ids[@]}" >"$w/fetch.out" 2>"$w/fetch.err"; then
+    e2e_log "btfinline cache fetch failed: $(cat "$w/fetch.err")"; kill "$pid"; return 1
+  fi
+  t2=$SECONDS
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  # The server is gone: the cache alone must answer, with no request.
+  if ! DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$w/client" \
+       "$BTFINLINE" cache fetch --cache-dir "$out" "${ids[@]}" >"$w/fetch2.out" 2>"$w/fetch2.err" ||
+     [ "$(grep -c $'\tcache\t' "$w/fetch2.out")" != "$#" ]; then
+    e2e_log "second cache fetch not served from the cache: $(cat "$w/fetch2.out" "$w/fetch2.err")"; return 1
+  fi
+  e2e_log "debuginfod: indexed $(basename "$deb") in $((t1 - t0)) s; fetched and encoded $# objects in $((t2 - t1)) s; the second fetch came from the cache"
+  sed 's/^/  /' "$w/fetch.out" >&2
+}

@@ -201,6 +201,18 @@ btfinline)
   btfi_encode_vmlinux "$vmlinux" "$root/e2e/vmlinux.inline"
   btfi_encode_module "$ko" "$vmlinux" "$root/e2e/btfi_e2e.inline"
   phase "encoded .BTF.inline"
+  # The guest kernel serves no .inline, as Debian ships it: its commands
+  # without --inline read the cache (XDG_CACHE_HOME=/e2e/xdg), filled by
+  # build id through a local debuginfod server; it must hold the bytes
+  # encode wrote.
+  e2e_need_pkgs debuginfod curl
+  e2e_debuginfod_fill "$work/debuginfod" "$(ls "$cache/debs/linux-image-$ver-dbg_"*.deb | head -n 1)" "$root/e2e/xdg/btfinline" "$vmlinux" "$ko"
+  for o in vmlinux:"$vmlinux" btfi_e2e:"$ko"; do
+    cmp "$root/e2e/xdg/btfinline/$(e2e_build_id "${o#*:}")/${o%%:*}.inline" "$root/e2e/${o%%:*}.inline" ||
+      { log "the cached ${o%%:*}.inline is not what encode wrote"; exit 1; }
+  done
+  cp /etc/os-release "$root/e2e/os-release"
+  phase "cache filled through debuginfod"
   btfi_resolve_file btfi_initfn "$ko" "$root/e2e/btfi_e2e.inline" "$vmlinux" >"$root/e2e/init-probes.txt"
   for f in $vmlinux_funcs; do btfi_resolve_vmlinux "$f" "$root/e2e/vmlinux.inline" "$vmlinux"; done >"$root/e2e/vmlinux-resolve.txt"
   : >"$root/e2e/probes.txt"
@@ -250,6 +262,8 @@ E2E_HOT_EVENTS=${E2E_HOT_EVENTS:-0}
 E2E_PEERS=${E2E_PEERS:-0}
 E2E_RATE_LOOP=${E2E_RATE_LOOP:-100000}
 BTFINLINE=/bin/btfinline
+E2E_VMLINUX_BUILDID=$(e2e_build_id "$vmlinux")
+E2E_DEB_VERSION=$ver
 ENV
 log "module probes: $(wc -l <"$root/e2e/init-probes.txt") init + $(wc -l <"$root/e2e/probes.txt"); judge sites: $(wc -l <"$root/e2e/sites.txt")"
 e2e_pack "$root" "$work/initrd.cpio.gz"
@@ -264,7 +278,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
 e2e_results "$work/console.log" "$work/results.txt"
-grep -E '^E2E (kernel|kaslr|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register)' "$work/results.txt" || true
 fail=""
 # failed REASON: the run fails; every reason is printed at the end.
 failed() { fail="${fail:+$fail; }$1"; log "FAIL: $1"; }
@@ -276,6 +290,13 @@ if [ "$E2E_RESOLVER" = btfinline ]; then
   grep -q '^E2E resolve-addr' "$work/results.txt" || failed "resolve --running gave no address immediate: the KASLR check checked nothing"
 fi
 grep -q '^E2E-END' "$work/results.txt" || failed "the guest did not finish (see $work/console.log)"
+# The guest's commands without --inline read the cache the host filled;
+# the kernel served no inline BTF of its own.
+if [ "$E2E_RESOLVER" = btfinline ]; then
+  grep -qx 'E2E lookup kernel-inline=0 cache-entries=2' "$work/results.txt" || failed "the guest's inline BTF did not come from the cache alone"
+  grep -qx 'E2E lookup empty-cache error names the package: yes' "$work/results.txt" || failed "no check of the empty cache's error"
+  grep -qx 'E2E lookup other-build entry refused: yes' "$work/results.txt" || failed "no check of another build's cache entry"
+fi
 grep -qE '^E2E (MISMATCH|UNPAIRED|error)' "$work/results.txt" && failed "mismatches or errors"
 sum=$(grep '^E2E summary' "$work/results.txt" || true)
 if [ -z "$sum" ]; then failed "no summary"

@@ -232,6 +232,11 @@ func (c Cache) List() ([]ListEntry, error) {
 		}
 		le := ListEntry{Entry: Entry{BuildID: id}}
 		b, err := os.ReadFile(c.meta(id))
+		if errors.Is(err, os.ErrNotExist) {
+			if l, _ := filepath.Glob(filepath.Join(c.dir(id), "*.inline")); len(l) == 0 {
+				continue // a lock and nothing built: a lookup that found nothing
+			}
+		}
 		if err == nil {
 			err = json.Unmarshal(b, &le.Entry)
 		}

@@ -105,7 +105,9 @@ type object struct {
 
 // Find returns the inline BTF of each running object in objs ("vmlinux"
 // or a loaded module's name), building what is missing: see the package
-// doc for the order. Modules are encoded in one batch on vmlinux's BTF,
+// doc for the order. An object whose own BTF the kernel does not serve
+// (no CONFIG_DEBUG_INFO_BTF, a module not loaded) is left out, for the
+// caller to report as it reports a missing base. Modules are encoded in one batch on vmlinux's BTF,
 // loaded once.
 func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 	sys := o.Sys
@@ -121,10 +123,15 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 			out = append(out, Found{Object: name, Path: p, From: FromKernel})
 			continue
 		}
+		// Without the kernel's BTF there is nothing to split inline BTF
+		// on: the caller's own loading says so in its words.
 		if vmBTF == nil {
 			b, err := os.ReadFile(sys.BTFPath("vmlinux"))
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
 			if err != nil {
-				return nil, fmt.Errorf("the running kernel's BTF: %w (CONFIG_DEBUG_INFO_BTF)", err)
+				return nil, fmt.Errorf("the running kernel's BTF: %w", err)
 			}
 			vmBTF = b
 		}
@@ -135,8 +142,11 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 		if name != "vmlinux" {
 			notes = "/sys/module/" + name + "/notes/.note.gnu.build-id"
 			b, err := os.ReadFile(sys.BTFPath(name))
+			if errors.Is(err, os.ErrNotExist) {
+				continue // not loaded
+			}
 			if err != nil {
-				return nil, fmt.Errorf("module %s: %s: %w (is it loaded? see lsmod)", name, sys.BTFPath(name), err)
+				return nil, fmt.Errorf("module %s: %w", name, err)
 			}
 			own = b
 			ob.bases = []string{sys.BTFPath("vmlinux")}
@@ -148,7 +158,7 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 		ob.id = sys.BuildID(name, binary.NativeEndian)
 		if ob.id == "" || !validBuildID(ob.id) {
 			return nil, &NotFoundError{Object: name, Release: rel, Tried: append(ob.tried, Tried{filepath.Join(sys.Root, notes), "no GNU build id readable: the cache and debug files are found by it"}),
-				Hint: "run as root, or give --inline FILE"}
+				Hint: "run as root"}
 		}
 		need = append(need, ob)
 	}

@@ -1,0 +1,154 @@
+package lookup
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/encode"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// kernelRoot is a / whose running kernel is build k, with module mod
+// loaded, as Debian lays out its -dbg package: /sys serves the files'
+// .BTF and notes, /usr/lib/debug holds the files.
+func kernelRoot(t *testing.T, k testutil.Kernel, mod string) (root, rel string) {
+	t.Helper()
+	root = t.TempDir()
+	section := func(path, name string) []byte {
+		f, err := elf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		s := f.Section(name)
+		if s == nil {
+			t.Fatalf("%s has no %s", path, name)
+		}
+		b, err := s.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	write := func(p string, b []byte) {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(p, target string) {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ko, err := elfobj.Open(k.Module(mod))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _, _ = strings.Cut(modinfo(ko, "vermagic"), " ")
+	ko.Close()
+	if rel == "" {
+		t.Fatalf("%s: no vermagic", k.Module(mod))
+	}
+	write("/sys/kernel/btf/vmlinux", section(k.Vmlinux(), ".BTF"))
+	write("/sys/kernel/notes", section(k.Vmlinux(), ".notes"))
+	write("/sys/kernel/btf/"+mod, section(k.Module(mod), ".BTF"))
+	write("/sys/module/"+mod+"/notes/.note.gnu.build-id", section(k.Module(mod), ".note.gnu.build-id"))
+	write("/proc/sys/kernel/osrelease", []byte(rel+"\n"))
+	write("/etc/os-release", []byte("ID=debian\n"))
+	link("/usr/lib/debug/boot/vmlinux-"+rel, k.Vmlinux())
+	link("/usr/lib/debug/lib/modules/"+rel+"/kernel/test/"+mod+".ko", k.Module(mod))
+	return root, rel
+}
+
+// TestKernelLookup: on each kernel, vmlinux and a module found by build id
+// in Debian's layout, encoded in one run to the bytes "btfinline encode"
+// writes, then read from the cache; "cache fetch --release" gives the same.
+func TestKernelLookup(t *testing.T) {
+	for _, k := range testutil.Kernels(t) {
+		t.Run(k.Name, func(t *testing.T) {
+			const mod = "tcp_bbr"
+			root, rel := kernelRoot(t, k, mod)
+			var log logLines
+			o := (&fakeKernel{root: root}).options(t, &log)
+			objs := []string{"vmlinux", mod}
+			fs, err := Find(context.Background(), objs, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != 2 {
+				t.Fatalf("found %d objects", len(fs))
+			}
+			for i, f := range fs {
+				if f.Object != objs[i] || f.From != FromEncoded {
+					t.Fatalf("%d: %+v", i, f)
+				}
+				eo := o.Encode
+				src := k.Vmlinux()
+				if f.Object == mod {
+					eo.Bases, src = []string{k.Vmlinux()}, k.Module(mod)
+				}
+				r, err := encode.File(src, eo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, r.Data) {
+					t.Errorf("%s: the cached file (%d bytes) is not what encode writes (%d)", f.Object, len(got), len(r.Data))
+				}
+			}
+			again, err := Find(context.Background(), objs, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range again {
+				if f.From != FromCache || f.Path != fs[i].Path {
+					t.Errorf("second use of %s: %+v, want the cache", f.Object, f)
+				}
+			}
+			o2 := o
+			o2.Cache = Cache{Dir: filepath.Join(root, "cache2")}
+			ps, err := Prepare(context.Background(), Request{Release: rel, Modules: []string{mod}}, o2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) != 2 {
+				t.Fatalf("prepared %d objects", len(ps))
+			}
+			for i, p := range ps {
+				a, _ := os.ReadFile(p.Path)
+				b, _ := os.ReadFile(fs[i].Path)
+				if p.Object != fs[i].Object || p.BuildID != fs[i].BuildID || !bytes.Equal(a, b) {
+					t.Errorf("cache fetch --release: %+v differs from %+v", p, fs[i])
+				}
+			}
+			// Prepared entries serve the running kernel.
+			o.Cache = o2.Cache
+			fs3, err := Find(context.Background(), objs, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fs3 {
+				if f.From != FromCache {
+					t.Errorf("%s after cache fetch: %s, want the cache", f.Object, f.From)
+				}
+			}
+		})
+	}
+}
