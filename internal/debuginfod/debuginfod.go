@@ -42,7 +42,8 @@ const timeoutBytes = 100 << 10
 const maxBuildIDHex = 256
 
 // Client fetches debuginfo files. The zero value has no servers and no
-// cache directory; FromEnv fills it as elfutils' client would.
+// cache directory; FromEnv fills it as elfutils' client would. A Client
+// is not changed by its use, so it may serve concurrent lookups.
 type Client struct {
 	// URLs are the servers' URL prefixes, tried in order (elfutils may
 	// ask them in parallel; in order keeps the traffic to the first
@@ -287,17 +288,19 @@ func (c *Client) Debuginfo(ctx context.Context, buildID string) (string, error) 
 	if len(c.URLs) == 0 {
 		return "", &Error{BuildID: id, Err: ErrNoServers}
 	}
+	if err := ctx.Err(); err != nil {
+		return "", &Error{BuildID: id, Err: err}
+	}
 	lerr := &LookupError{BuildID: id}
 	for _, u := range c.URLs {
-		if err := ctx.Err(); err != nil {
-			lerr.Servers = append(lerr.Servers, &Error{URL: u, BuildID: id, Err: err})
-			break
-		}
 		p, e := c.fetch(ctx, u, id)
 		if e == nil {
 			return p, nil
 		}
 		lerr.Servers = append(lerr.Servers, e)
+		if ctx.Err() != nil {
+			break // the caller gave up: the servers not asked are not named
+		}
 	}
 	return "", lerr
 }
@@ -420,7 +423,7 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 		if w.werr != nil {
 			return fail(resp.StatusCode, fmt.Errorf("%w: %w", ErrCache, w.werr))
 		}
-		if errors.Is(cerr, io.ErrUnexpectedEOF) {
+		if errors.Is(cerr, io.ErrUnexpectedEOF) && !guard.timedOut() && parent.Err() == nil {
 			return fail(resp.StatusCode, fmt.Errorf("%w: %d of %d bytes arrived: %w", ErrTruncated, w.done, total, cerr))
 		}
 		return netErr(resp.StatusCode, w.done, fmt.Errorf("after %d bytes: %w", w.done, cerr))
