@@ -42,7 +42,8 @@ const timeoutBytes = 100 << 10
 const maxBuildIDHex = 256
 
 // Client fetches debuginfo files. The zero value has no servers and no
-// cache directory; FromEnv fills it as elfutils' client would.
+// cache directory; FromEnv fills it as elfutils' client would. A Client
+// is not changed by its use, so it may serve concurrent lookups.
 type Client struct {
 	// URLs are the servers' URL prefixes, tried in order (elfutils may
 	// ask them in parallel; in order keeps the traffic to the first
@@ -51,10 +52,10 @@ type Client struct {
 	// CacheDir is elfutils' client cache; "" means no cache: every call
 	// downloads, into a temporary file the caller owns.
 	CacheDir string
-	// Timeout bounds how long a server may take to send its first 100 KiB
-	// (connecting included), as DEBUGINFOD_TIMEOUT does; zero or
-	// negative means no limit. Once a server has sent that much, the rest
-	// of the transfer is bounded only by ctx.
+	// Timeout is DEBUGINFOD_TIMEOUT: a server that sends less than 100
+	// KiB within it is given up, counted from the request (connecting
+	// included) and again from each 100 KiB received, so a transfer that
+	// stalls later is given up too; zero or negative means no limit.
 	Timeout time.Duration
 	// Progress, if set, is called as bytes arrive and once more with
 	// Finished when a transfer ends (whole or not). The caller prints.
@@ -287,17 +288,19 @@ func (c *Client) Debuginfo(ctx context.Context, buildID string) (string, error) 
 	if len(c.URLs) == 0 {
 		return "", &Error{BuildID: id, Err: ErrNoServers}
 	}
+	if err := ctx.Err(); err != nil {
+		return "", &Error{BuildID: id, Err: err}
+	}
 	lerr := &LookupError{BuildID: id}
 	for _, u := range c.URLs {
-		if err := ctx.Err(); err != nil {
-			lerr.Servers = append(lerr.Servers, &Error{URL: u, BuildID: id, Err: err})
-			break
-		}
 		p, e := c.fetch(ctx, u, id)
 		if e == nil {
 			return p, nil
 		}
 		lerr.Servers = append(lerr.Servers, e)
+		if ctx.Err() != nil {
+			break // the caller gave up: the servers not asked are not named
+		}
 	}
 	return "", lerr
 }
@@ -347,40 +350,14 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The DEBUGINFOD_TIMEOUT guard: cancel unless 100 KiB (or the whole
-	// file) arrived in time. timedOut tells that cancel from the caller's.
-	var (
-		mu       sync.Mutex
-		timedOut bool
-		guard    *time.Timer
-	)
-	stopGuard := func() {
-		mu.Lock()
-		if guard != nil {
-			guard.Stop()
-		}
-		mu.Unlock()
-	}
-	if c.Timeout > 0 {
-		mu.Lock()
-		guard = time.AfterFunc(c.Timeout, func() {
-			mu.Lock()
-			timedOut = true
-			mu.Unlock()
-			cancel()
-		})
-		mu.Unlock()
-	}
-	defer stopGuard()
+	guard := newStallGuard(c.Timeout, cancel)
+	defer guard.stop()
 	// netErr names a transfer that broke: the guard's cancel, the
 	// caller's, or the network.
-	netErr := func(status int, err error) (string, *Error) {
-		mu.Lock()
-		to := timedOut
-		mu.Unlock()
+	netErr := func(status int, done int64, err error) (string, *Error) {
 		switch {
-		case to:
-			return fail(status, fmt.Errorf("%w: less than 100 KiB within DEBUGINFOD_TIMEOUT (%v)", ErrTimeout, c.Timeout))
+		case guard.timedOut():
+			return fail(status, fmt.Errorf("%w: less than 100 KiB in %v (DEBUGINFOD_TIMEOUT), after %d bytes", ErrTimeout, c.Timeout, done))
 		case parent.Err() != nil:
 			return fail(status, parent.Err())
 		}
@@ -402,7 +379,7 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return netErr(0, err)
+		return netErr(0, 0, err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -437,8 +414,7 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 		}
 	}()
 
-	w := &progressWriter{f: f, url: reqURL, total: max(total, 0), report: c.Progress}
-	w.atBytes = func() { stopGuard() }
+	w := &progressWriter{f: f, url: reqURL, total: max(total, 0), report: c.Progress, guard: guard}
 	_, cerr := io.CopyBuffer(w, resp.Body, make([]byte, 1<<20))
 	if c.Progress != nil {
 		c.Progress(Progress{URL: reqURL, Done: w.done, Total: w.total, Finished: true})
@@ -447,12 +423,12 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 		if w.werr != nil {
 			return fail(resp.StatusCode, fmt.Errorf("%w: %w", ErrCache, w.werr))
 		}
-		if errors.Is(cerr, io.ErrUnexpectedEOF) {
+		if errors.Is(cerr, io.ErrUnexpectedEOF) && !guard.timedOut() && parent.Err() == nil {
 			return fail(resp.StatusCode, fmt.Errorf("%w: %d of %d bytes arrived: %w", ErrTruncated, w.done, total, cerr))
 		}
-		return netErr(resp.StatusCode, fmt.Errorf("after %d bytes: %w", w.done, cerr))
+		return netErr(resp.StatusCode, w.done, fmt.Errorf("after %d bytes: %w", w.done, cerr))
 	}
-	stopGuard()
+	guard.stop()
 	if xs := resp.Header.Get("X-DEBUGINFOD-SIZE"); xs != "" {
 		if n, err := strconv.ParseInt(xs, 10, 64); err == nil && n != w.done {
 			return fail(resp.StatusCode, fmt.Errorf("%w: %d bytes arrived, X-DEBUGINFOD-SIZE says %d", ErrTruncated, w.done, n))
@@ -551,13 +527,14 @@ func bodyExcerpt(r io.Reader) string {
 }
 
 // progressWriter writes to the temporary file, counts, reports progress,
-// and calls atBytes once timeoutBytes have arrived.
+// and tells the guard each time another timeoutBytes have arrived.
 type progressWriter struct {
 	f           *os.File
 	url         string
 	done, total int64
+	mark        int64 // done when the guard was last told
 	report      func(Progress)
-	atBytes     func()
+	guard       *stallGuard
 	werr        error
 }
 
@@ -568,12 +545,78 @@ func (w *progressWriter) Write(p []byte) (int, error) {
 		w.werr = err
 		return n, err
 	}
-	if w.atBytes != nil && w.done >= timeoutBytes {
-		w.atBytes()
-		w.atBytes = nil
+	if w.done-w.mark >= timeoutBytes {
+		w.mark = w.done
+		w.guard.progress()
 	}
 	if w.report != nil {
 		w.report(Progress{URL: w.url, Done: w.done, Total: w.total})
 	}
 	return n, nil
+}
+
+// stallGuard applies DEBUGINFOD_TIMEOUT to one transfer: it cancels the
+// transfer when d passes without another 100 KiB arriving, counted from
+// the request (so connecting and the first 100 KiB are bounded as
+// elfutils documents) and again from each 100 KiB (elfutils' curl
+// low-speed limit also catches a server that stalls later, and a 600 MB
+// body must not hang on one). A nil guard (no timeout) does nothing.
+type stallGuard struct {
+	mu    sync.Mutex
+	t     *time.Timer
+	d     time.Duration
+	fired bool
+	done  bool
+}
+
+func newStallGuard(d time.Duration, cancel func()) *stallGuard {
+	if d <= 0 {
+		return nil
+	}
+	g := &stallGuard{d: d}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.t = time.AfterFunc(d, func() {
+		g.mu.Lock()
+		stopped := g.done
+		g.fired = !stopped
+		g.mu.Unlock()
+		if !stopped {
+			cancel()
+		}
+	})
+	return g
+}
+
+// progress restarts the period: another 100 KiB arrived.
+func (g *stallGuard) progress() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	if !g.fired && !g.done {
+		g.t.Reset(g.d)
+	}
+	g.mu.Unlock()
+}
+
+// stop ends the guard: the transfer is over.
+func (g *stallGuard) stop() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	g.done = true
+	g.t.Stop()
+	g.mu.Unlock()
+}
+
+// timedOut says whether the guard cancelled the transfer.
+func (g *stallGuard) timedOut() bool {
+	if g == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fired
 }

@@ -351,7 +351,15 @@ func TestFetch(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		})
-		for _, u := range []string{silent, stall.URL} {
+		// A stall after the first 100 KiB is caught too.
+		stallLater := proxy(t, srv, func(w http.ResponseWriter, r *http.Request, forward func() *http.Response) {
+			w.Header().Set("Content-Length", "1000000")
+			w.WriteHeader(200)
+			w.Write(make([]byte, 150<<10))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		})
+		for _, u := range []string{silent, stall.URL, stallLater.URL} {
 			c := client(t, u)
 			c.Timeout = 300 * time.Millisecond
 			start := time.Now()
@@ -364,6 +372,27 @@ func TestFetch(t *testing.T) {
 				t.Errorf("message %q", err)
 			}
 			wantNoCacheEntry(t, c, fixA.id)
+		}
+
+		// A transfer longer than the timeout that keeps sending 100 KiB
+		// within each period is not cut: it ends, and is then refused
+		// for what it is (not ELF), not for time.
+		steady := proxy(t, srv, func(w http.ResponseWriter, r *http.Request, forward func() *http.Response) {
+			w.Header().Set("Content-Length", strconv.Itoa(6*(100<<10)))
+			w.WriteHeader(200)
+			for i := 0; i < 6; i++ {
+				w.Write(make([]byte, 100<<10))
+				w.(http.Flusher).Flush()
+				time.Sleep(150 * time.Millisecond)
+			}
+		})
+		c := client(t, steady.URL)
+		c.Timeout = 400 * time.Millisecond
+		start := time.Now()
+		_, err := c.Debuginfo(ctx, fixA.id)
+		lookupErr(t, err, ErrCorrupt)
+		if d := time.Since(start); d < c.Timeout {
+			t.Errorf("steady transfer over in %v, not longer than the timeout", d)
 		}
 	})
 
