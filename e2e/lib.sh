@@ -140,9 +140,13 @@ e2e_trace_verdict() {
 # e2e_build_id FILE: the GNU build id of an ELF file.
 e2e_build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
 
-# e2e_free_port: a TCP port free on 127.0.0.1 now.
+# e2e_free_port: a TCP port nothing listens on at 127.0.0.1 now.
 e2e_free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  local p
+  while :; do
+    p=$(shuf -i 20000-60999 -n 1)
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
 }
 
 # e2e_debuginfod_fill WORK DEB CACHE FILE...: fill btfinline's cache folder

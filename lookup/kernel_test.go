@@ -138,6 +138,20 @@ func TestKernelLookup(t *testing.T) {
 					t.Errorf("cache fetch --release: %+v differs from %+v", p, fs[i])
 				}
 			}
+			// By build id alone, vmlinux's release comes from its banner.
+			link := filepath.Join(root, "/usr/lib/debug/.build-id", fs[0].BuildID[:2], fs[0].BuildID[2:]+".debug")
+			os.MkdirAll(filepath.Dir(link), 0o755)
+			if err := os.Symlink(k.Vmlinux(), link); err != nil {
+				t.Fatal(err)
+			}
+			o3 := o
+			o3.Cache = Cache{Dir: filepath.Join(root, "cache3")}
+			if _, err := Prepare(context.Background(), Request{BuildIDs: []string{fs[0].BuildID}}, o3); err != nil {
+				t.Fatal(err)
+			}
+			if l, err := o3.Cache.List(); err != nil || len(l) != 1 || l[0].Release != rel || l[0].Stale != "" {
+				t.Errorf("cache fetch --build-id: %+v, %v; want one vmlinux entry of release %s", l, err, rel)
+			}
 			// Prepared entries serve the running kernel.
 			o.Cache = o2.Cache
 			fs3, err := Find(context.Background(), objs, o)

@@ -39,7 +39,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 		if !validBuildID(id) {
 			return nil, fmt.Errorf("--build-id %q: not a hex build id", id)
 		}
-		ob := &object{id: id, name: id}
+		ob := &object{id: id, name: "build id " + id}
 		if err := findDWARF(ctx, ob, o, func(string) []string { return nil }); err != nil {
 			return nil, err
 		}
@@ -135,6 +135,9 @@ func describe(files []string, rel string) ([]*object, error) {
 				in.name = normModule(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".debug"), ".ko"))
 			}
 		}
+		if !in.module {
+			in.rel = bannerRelease(f)
+		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
@@ -195,4 +198,30 @@ func modinfo(f *elfobj.File, key string) string {
 		}
 	}
 	return ""
+}
+
+// bannerRelease is the release in a vmlinux's linux_banner ("Linux
+// version R (builder) ..." in .rodata), "" if it has none; printk formats
+// that contain the words are told apart by their "%".
+func bannerRelease(f *elfobj.File) string {
+	s := f.Section(".rodata")
+	if s == nil || s.Type != elf.SHT_PROGBITS {
+		return ""
+	}
+	d, err := f.Data(s)
+	if err != nil {
+		return ""
+	}
+	const prefix = "Linux version "
+	for {
+		i := bytes.Index(d, []byte(prefix))
+		if i < 0 {
+			return ""
+		}
+		d = d[i+len(prefix):]
+		end := bytes.IndexAny(d, " \x00\n")
+		if end > 0 && d[0] != '%' {
+			return string(d[:end])
+		}
+	}
 }
