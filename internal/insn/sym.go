@@ -269,6 +269,9 @@ func Shr(a Value, k uint) Value {
 	if k == 0 {
 		return a
 	}
+	if y, ok := unshl(a.n, k); ok {
+		return And(Value{y}, Const(mask(64-k)))
+	}
 	return Value{mk(&node{kind: kShr, a: a.n, c: uint64(k)})}
 }
 
@@ -280,7 +283,35 @@ func Sar(a Value, k uint) Value {
 	if k == 0 {
 		return a
 	}
+	if y, ok := unshl(a.n, k); ok && k%8 == 0 {
+		return Sext(Value{y}, int(64-k)/8)
+	}
 	return Value{mk(&node{kind: kSar, a: a.n, c: uint64(k)})}
+}
+
+// unshl returns y when a is y << k (0 < k < 64): a sum whose coefficients
+// and constant all have their low k bits clear, as Shl builds one. A left
+// shift and a right shift by the same count are how DWARF spells a sign
+// or zero extension (gcc: "DW_OP_const1u 32; DW_OP_shl; DW_OP_const1u 32;
+// DW_OP_shra" for (long)int), and x86-64 does it in one movslq or a
+// 32-bit mov; the right shift of y << k is rewritten as that extension of
+// y so that both spellings compare equal.
+func unshl(a *node, k uint) (*node, bool) {
+	if a.kind != kLin || k == 0 || k >= 64 {
+		return nil, false
+	}
+	low := mask(k)
+	if a.c&low != 0 {
+		return nil, false
+	}
+	ts := make([]term, len(a.terms))
+	for i, t := range a.terms {
+		if t.coef&low != 0 {
+			return nil, false
+		}
+		ts[i] = term{t.coef >> k, t.v}
+	}
+	return lin(ts, a.c>>k), true
 }
 
 // Sext sign-extends the low n bytes of a.
