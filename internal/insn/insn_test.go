@@ -183,6 +183,21 @@ func TestExtension(t *testing.T) {
 			t.Errorf("%s: rax = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+	// arm64: add w2, w2, #1 is not modeled, so from w2 itself.
+	w2 := Reg(2)
+	for _, tc := range []struct {
+		name string
+		word uint32
+		want Value
+	}{
+		{"sxtw x2, w2", 0x93407c42, Sar(Shl(w2, 32), 32)},
+		{"sxtb x2, w2", 0x93401c42, Sar(Shl(w2, 56), 56)},
+		{"uxth w2, w2", 0x53003c42, Shr(Shl(w2, 48), 48)},
+	} {
+		if got := run(t, elf.EM_AARCH64, a64(tc.word)).RegValue(2); !Equal(got, tc.want, 8) {
+			t.Errorf("%s: x2 = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 	if Equal(sext, zext, 8) || !Equal(sext, zext, 4) {
 		t.Errorf("sign and zero extension: %v, %v", sext, zext)
 	}

@@ -702,9 +702,9 @@ func a64Reg(a arm64asm.Arg) (uint32, int, bool) {
 	return 0, 0, false
 }
 
-// arm64 applies the moves, shifts by a constant and bitwise operations
-// with an immediate (the forms whose operands arm64asm exports); false
-// for anything else.
+// arm64 applies the moves, sign and zero extensions, shifts by a
+// constant and bitwise operations with an immediate (the forms whose
+// operands arm64asm exports); false for anything else.
 func (s *State) arm64(x *arm64asm.Inst) bool {
 	read := func(a arm64asm.Arg) (Value, int, bool) {
 		switch a := a.(type) {
@@ -736,6 +736,18 @@ func (s *State) arm64(x *arm64asm.Inst) bool {
 	case arm64asm.MOV:
 		v, _, ok := read(x.Args[1])
 		return ok && x.Args[2] == nil && set(v)
+	case arm64asm.SXTB, arm64asm.SXTH, arm64asm.SXTW, arm64asm.UXTB, arm64asm.UXTH:
+		// (long)int and its kin, which DWARF spells as a shift pair
+		// (Sar, Shr): sxtw x2, w2 before find_next_bit.
+		v, _, ok := read(x.Args[1])
+		if !ok || x.Args[2] != nil {
+			return false
+		}
+		n := map[arm64asm.Op]int{arm64asm.SXTB: 1, arm64asm.SXTH: 2, arm64asm.SXTW: 4, arm64asm.UXTB: 1, arm64asm.UXTH: 2}[x.Op]
+		if x.Op == arm64asm.UXTB || x.Op == arm64asm.UXTH {
+			return set(Zext(v, n))
+		}
+		return set(Sext(v, n))
 	case arm64asm.LSL, arm64asm.LSR, arm64asm.ASR:
 		v, _, ok := read(x.Args[1])
 		k, isImm := x.Args[2].(arm64asm.Imm)
