@@ -743,11 +743,17 @@ func (s *State) arm64(x *arm64asm.Inst) bool {
 		if !ok || x.Args[2] != nil {
 			return false
 		}
-		n := map[arm64asm.Op]int{arm64asm.SXTB: 1, arm64asm.SXTH: 2, arm64asm.SXTW: 4, arm64asm.UXTB: 1, arm64asm.UXTH: 2}[x.Op]
-		if x.Op == arm64asm.UXTB || x.Op == arm64asm.UXTH {
-			return set(Zext(v, n))
+		switch x.Op {
+		case arm64asm.UXTB:
+			return set(Zext(v, 1))
+		case arm64asm.UXTH:
+			return set(Zext(v, 2))
+		case arm64asm.SXTB:
+			return set(Sext(v, 1))
+		case arm64asm.SXTH:
+			return set(Sext(v, 2))
 		}
-		return set(Sext(v, n))
+		return set(Sext(v, 4))
 	case arm64asm.LSL, arm64asm.LSR, arm64asm.ASR:
 		v, _, ok := read(x.Args[1])
 		k, isImm := x.Args[2].(arm64asm.Imm)
