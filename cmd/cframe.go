@@ -111,6 +111,15 @@ func runCFrameDump(cmd *cobra.Command, path string, raw []byte, o *sframeOptions
 	if o.dumpFormat != "" && o.dumpFormat != "cframe" {
 		return true, &exitError{code: 2, msg: fmt.Sprintf("--format must be sframe or cframe, not %q", o.dumpFormat)}
 	}
+	// A raw SFrame section is neither a CFrame table nor an ELF file that
+	// could hold one: left to the SFrame dump, or refused by name here,
+	// rather than reported as a bad ELF file.
+	if sframe.HasMagic(raw) {
+		if o.dumpFormat == "cframe" {
+			return true, fmt.Errorf("%s: a raw SFrame section, not a CFrame table", path)
+		}
+		return false, nil
+	}
 	if o.dumpFormat == "" && !isCFrame(raw) {
 		// An ELF file: CFrame only when it has no .sframe.
 		if in, err := sframe.Open(raw); err == nil {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"fmt"
 	"github.com/btfinline/btfinline/internal/atomicfile"
 	"io"
@@ -154,7 +153,7 @@ func runSFrameDump(cmd *cobra.Command, args []string, o *sframeOptions) error {
 	var data []byte
 	addr := o.addr
 	name := ".sframe"
-	if len(raw) >= 2 && (bytes.Equal(raw[:2], []byte{0xe2, 0xde}) || bytes.Equal(raw[:2], []byte{0xde, 0xe2})) {
+	if sframe.HasMagic(raw) {
 		data = raw
 	} else {
 		in, err := sframe.Open(raw)

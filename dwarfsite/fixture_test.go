@@ -45,7 +45,7 @@ var probePoints = []ProbePoint{ProbeEntry, ProbeBlock}
 
 // allFixtures adds those whose sources have no EXPECT comments; they are
 // checked against llvm-dwarfdump and golden files only.
-var allFixtures = append(fixtures[:len(fixtures):len(fixtures)], "wideconst-x86_64.o")
+var allFixtures = append(fixtures[:len(fixtures):len(fixtures)], "wideconst-x86_64.o", "movedreg-x86_64.o")
 
 func readFixture(t testing.TB, name string, opt Options) *Result {
 	t.Helper()
@@ -558,5 +558,47 @@ func TestProbeBlockText(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(fixtureDir, name), Options{ProbePoint: ProbeBlock}); err == nil {
 		t.Error("ProbeBlock without Text: no error")
+	}
+}
+
+// TestProbeMovedLocation: at a probe moved past the entry pc, a parameter
+// has the location the location list gives at the moved address when that
+// provably holds the argument, even where the binding at the entry pc is
+// an expression LOC_PARAM cannot carry. Issue 26: find_next_bit's offset
+// in Debian's 7.2 xfs.ko stayed "multi-op arithmetic", the binding's
+// reason, at the moved probe where DWARF says a register: the binding is
+// a sign extension spelled as shl 32 / shra 32, the register's value is
+// movslq's, and the two did not compare equal.
+func TestProbeMovedLocation(t *testing.T) {
+	for _, tc := range []struct {
+		name, fixture, caller string
+		moved                 uint64
+		want                  []site.Location // DWARF register numbers
+	}{
+		// movedreg.c: size from "mov %esi,%esi", offset from movslq.
+		{"sign extension", "movedreg-x86_64.o", "first_after", 0xc, []site.Location{
+			{Kind: site.LocReg, Reg: 5}, {Kind: site.LocReg, Reg: 4}, {Kind: site.LocReg, Reg: 1},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := readFixture(t, tc.fixture, fixtureOptions(ProbeBlock))
+			var s *site.Site
+			for i := range res.Sites {
+				if res.Sites[i].Caller == tc.caller {
+					s = &res.Sites[i]
+				}
+			}
+			if s == nil {
+				t.Fatalf("no site in %s", tc.caller)
+			}
+			if s.Moved != tc.moved {
+				t.Errorf("moved %#x past the entry pc, want %#x", s.Moved, tc.moved)
+			}
+			for i, w := range tc.want {
+				if l := s.Params[i]; l.Kind != w.Kind || l.Reg != w.Reg || l.Reason != "" {
+					t.Errorf("%s: %+v, want %+v", s.Func.Params[i].Name, l, w)
+				}
+			}
+		})
 	}
 }

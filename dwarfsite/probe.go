@@ -259,7 +259,9 @@ func (w *worker) flowOf(fn *funcSym) *fnFlow {
 // one's over what the instructions in between left (package insn), and
 // must be equal in the parameter's bytes. A parameter the entry pc has no
 // binding for is never located later. The site moves to the address that
-// locates the most parameters, the earliest on ties.
+// locates the most parameters, the earliest on ties, and reports there
+// what provenAt chooses: DWARF's location at that address when proven,
+// never the reason of a binding LOC_PARAM cannot carry (issue 26).
 //
 // Location views at a later address: view 0, the first state there,
 // which follows everything the instructions before it did and precedes
@@ -394,10 +396,21 @@ func (w *worker) provenAt(bind site.Location, bexpr []byte, want []symPiece, at 
 			}
 		}
 	}
-	if bind.Kind == site.LocUnavailable {
+	// Unlocated, the parameter is described as it is at this address,
+	// not at the entry pc: the reason a binding LOC_PARAM cannot carry
+	// ("multi-op arithmetic" for a sign extension) says nothing of a
+	// location DWARF gives here, which is either not provably the argument
+	// or unavailable for its own reason. A parameter without a binding
+	// keeps what the entry pc said: it is never located later.
+	switch {
+	case bind.Kind != site.LocUnavailable:
+		return unavailable(ReasonNotProven)
+	case bexpr == nil:
 		return bind
+	case at.Kind != site.LocUnavailable:
+		return unavailable(ReasonNotProven)
 	}
-	return unavailable(ReasonNotProven)
+	return at
 }
 
 // located counts the first n locations that are located.

@@ -186,6 +186,28 @@ func fdeSize(version uint8) int {
 	return 16
 }
 
+// magicOrder is the byte order whose Magic b starts with; ok is false when
+// b starts with neither.
+func magicOrder(b []byte) (bo binary.ByteOrder, ok bool) {
+	switch {
+	case len(b) < 2:
+		return nil, false
+	case b[0] == Magic&0xff && b[1] == Magic>>8:
+		return binary.LittleEndian, true
+	case b[0] == Magic>>8 && b[1] == Magic&0xff:
+		return binary.BigEndian, true
+	}
+	return nil, false
+}
+
+// HasMagic says whether b starts with the SFrame magic in either byte
+// order. An ELF file starts with 0x7f 'E', so this tells a raw section,
+// as "sframe emit -o" writes it, from an ELF file before either is parsed.
+func HasMagic(b []byte) bool {
+	_, ok := magicOrder(b)
+	return ok
+}
+
 // Decode parses an SFrame v2 or v3 section that sits at address addr. name
 // is used in errors.
 func Decode(b []byte, addr uint64, name string) (*Section, error) {
@@ -195,13 +217,8 @@ func Decode(b []byte, addr uint64, name string) (*Section, error) {
 	if len(b) < headerSize {
 		return nil, ferr(0, "truncated header: %d bytes", len(b))
 	}
-	var bo binary.ByteOrder
-	switch {
-	case b[0] == 0xe2 && b[1] == 0xde:
-		bo = binary.LittleEndian
-	case b[0] == 0xde && b[1] == 0xe2:
-		bo = binary.BigEndian
-	default:
+	bo, ok := magicOrder(b)
+	if !ok {
 		return nil, ferr(0, "bad magic %02x%02x", b[0], b[1])
 	}
 	s := &Section{Version: b[2], Flags: b[3], ABI: ABI(b[4]), FixedFP: int8(b[5]), FixedRA: int8(b[6])}

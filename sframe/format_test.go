@@ -52,6 +52,26 @@ func TestCorruptSFrame(t *testing.T) {
 	}
 }
 
+// TestHasMagic: the raw section in either byte order, and nothing that
+// only starts like one (an ELF file, a CFrame table, one byte).
+func TestHasMagic(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want bool
+	}{
+		{[]byte{0xe2, 0xde, 3, 5}, true},
+		{[]byte{0xde, 0xe2, 2, 1}, true},
+		{[]byte{0x7f, 'E', 'L', 'F'}, false},
+		{[]byte{0xe2, 0xcf, 1}, false},
+		{[]byte{0xe2}, false},
+		{nil, false},
+	} {
+		if got := HasMagic(c.b); got != c.want {
+			t.Errorf("HasMagic(% x) = %v", c.b, got)
+		}
+	}
+}
+
 // TestBigEndianRoundTrip: an AArch64 big-endian section encodes with the
 // big-endian magic and decodes back to the same FDEs and dump.
 func TestBigEndianRoundTrip(t *testing.T) {
@@ -70,7 +90,7 @@ func TestBigEndianRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b[0] != 0xde || b[1] != 0xe2 {
+		if b[0] != 0xde || b[1] != 0xe2 || !HasMagic(b) {
 			t.Fatalf("magic %x", b[:2])
 		}
 		got, err := Decode(b, 0x500000, ".sframe")

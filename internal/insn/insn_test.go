@@ -160,6 +160,57 @@ func TestState(t *testing.T) {
 	}
 }
 
+// TestExtension: DWARF spells (long)int as "shl 32, shra 32" and
+// (unsigned long)unsigned int as "shl 32, shr 32" (or "and 0xffffffff");
+// the instructions are movslq and a 32-bit mov. Each spelling is the
+// same value (issue 26: find_next_bit's offset after movslq).
+func TestExtension(t *testing.T) {
+	x := Add(Reg(5), Const(1)) // rdi + 1, as "DW_OP_breg5 1"
+	sext := Sar(Shl(x, 32), 32)
+	zext := Shr(Shl(x, 32), 32)
+	for _, tc := range []struct {
+		name string
+		code string // rax = the extension of edi + 1
+		want Value
+	}{
+		{"movslq", "8d4701" + "4863c0", sext},                   // lea 1(%rdi),%eax; movslq %eax,%rax
+		{"shl+sar", "488d4701" + "48c1e020" + "48c1f820", sext}, // lea 1(%rdi),%rax; shl $32; sar $32
+		{"mov32", "8d4701" + "89c0", zext},                      // lea 1(%rdi),%eax; mov %eax,%eax
+		{"shl+shr", "488d4701" + "48c1e020" + "48c1e820", zext},
+		{"and", "488d4701" + "89c0", And(x, Const(0xffffffff))},
+	} {
+		if got := run(t, elf.EM_X86_64, x86(tc.code)).RegValue(0); !Equal(got, tc.want, 8) {
+			t.Errorf("%s: rax = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// arm64: add w2, w2, #1 is not modeled, so from w2 itself.
+	w2 := Reg(2)
+	for _, tc := range []struct {
+		name string
+		word uint32
+		want Value
+	}{
+		{"sxtw x2, w2", 0x93407c42, Sar(Shl(w2, 32), 32)},
+		{"sxtb x2, w2", 0x93401c42, Sar(Shl(w2, 56), 56)},
+		{"uxth w2, w2", 0x53003c42, Shr(Shl(w2, 48), 48)},
+	} {
+		if got := run(t, elf.EM_AARCH64, a64(tc.word)).RegValue(2); !Equal(got, tc.want, 8) {
+			t.Errorf("%s: x2 = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if Equal(sext, zext, 8) || !Equal(sext, zext, 4) {
+		t.Errorf("sign and zero extension: %v, %v", sext, zext)
+	}
+	// Only a right shift by the left shift's count is an extension, and
+	// neither keeps the bits shifted out.
+	if Equal(Sar(Shl(x, 32), 31), sext, 8) || Equal(Sar(Shl(x, 4), 4), x, 8) || Equal(Shr(Shl(x, 4), 4), x, 8) {
+		t.Error("a shift pair with the top bits of x equal to x")
+	}
+	if !Equal(Shr(Shl(x, 4), 4), And(x, Const(1<<60-1)), 8) {
+		t.Errorf("shr 4: %v", Shr(Shl(x, 4), 4))
+	}
+}
+
 // FuzzDecode: any bytes decode to an instruction or an error, and
 // stepping a state through them never panics.
 func FuzzDecode(f *testing.F) {

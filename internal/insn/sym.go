@@ -269,6 +269,9 @@ func Shr(a Value, k uint) Value {
 	if k == 0 {
 		return a
 	}
+	if y, ok := unshl(a.n, k); ok {
+		return And(Value{y}, Const(mask(64-k)))
+	}
 	return Value{mk(&node{kind: kShr, a: a.n, c: uint64(k)})}
 }
 
@@ -280,7 +283,35 @@ func Sar(a Value, k uint) Value {
 	if k == 0 {
 		return a
 	}
+	if y, ok := unshl(a.n, k); ok && k%8 == 0 {
+		return Sext(Value{y}, int(64-k)/8)
+	}
 	return Value{mk(&node{kind: kSar, a: a.n, c: uint64(k)})}
+}
+
+// unshl returns y when a is y << k (0 < k < 64): a sum whose coefficients
+// and constant all have their low k bits clear, as Shl builds one. A left
+// shift and a right shift by the same count are how DWARF spells a sign
+// or zero extension (gcc: "DW_OP_const1u 32; DW_OP_shl; DW_OP_const1u 32;
+// DW_OP_shra" for (long)int), and x86-64 does it in one movslq or a
+// 32-bit mov; the right shift of y << k is rewritten as that extension of
+// y so that both spellings compare equal.
+func unshl(a *node, k uint) (*node, bool) {
+	if a.kind != kLin || k == 0 || k >= 64 {
+		return nil, false
+	}
+	low := mask(k)
+	if a.c&low != 0 {
+		return nil, false
+	}
+	ts := make([]term, len(a.terms))
+	for i, t := range a.terms {
+		if t.coef&low != 0 {
+			return nil, false
+		}
+		ts[i] = term{t.coef >> k, t.v}
+	}
+	return lin(ts, a.c>>k), true
 }
 
 // Sext sign-extends the low n bytes of a.
@@ -671,9 +702,9 @@ func a64Reg(a arm64asm.Arg) (uint32, int, bool) {
 	return 0, 0, false
 }
 
-// arm64 applies the moves, shifts by a constant and bitwise operations
-// with an immediate (the forms whose operands arm64asm exports); false
-// for anything else.
+// arm64 applies the moves, sign and zero extensions, shifts by a
+// constant and bitwise operations with an immediate (the forms whose
+// operands arm64asm exports); false for anything else.
 func (s *State) arm64(x *arm64asm.Inst) bool {
 	read := func(a arm64asm.Arg) (Value, int, bool) {
 		switch a := a.(type) {
@@ -705,6 +736,24 @@ func (s *State) arm64(x *arm64asm.Inst) bool {
 	case arm64asm.MOV:
 		v, _, ok := read(x.Args[1])
 		return ok && x.Args[2] == nil && set(v)
+	case arm64asm.SXTB, arm64asm.SXTH, arm64asm.SXTW, arm64asm.UXTB, arm64asm.UXTH:
+		// (long)int and its kin, which DWARF spells as a shift pair
+		// (Sar, Shr): sxtw x2, w2 before find_next_bit.
+		v, _, ok := read(x.Args[1])
+		if !ok || x.Args[2] != nil {
+			return false
+		}
+		switch x.Op {
+		case arm64asm.UXTB:
+			return set(Zext(v, 1))
+		case arm64asm.UXTH:
+			return set(Zext(v, 2))
+		case arm64asm.SXTB:
+			return set(Sext(v, 1))
+		case arm64asm.SXTH:
+			return set(Sext(v, 2))
+		}
+		return set(Sext(v, 4))
 	case arm64asm.LSL, arm64asm.LSR, arm64asm.ASR:
 		v, _, ok := read(x.Args[1])
 		k, isImm := x.Args[2].(arm64asm.Imm)
