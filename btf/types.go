@@ -2,12 +2,18 @@
 // (24- and 32-byte headers, the layout section, the widened info word, both
 // byte orders), every kind from INT to LOCSEC, split and multi-split chains,
 // and validation with the kernel verifier's rules. It knows nothing of DWARF
-// or of how inline sites are found; see packages inline, locsec and dedup.
+// or of how inline sites are found; see packages dwarfsite, locsec and
+// dedup.
 //
-// Byte-level reference: ../shared/spec/btf-inline.md sections 0-5 and 7.
+// Byte-level reference: the BTF uapi of the BPF tree
+// (include/uapi/linux/btf.h and Documentation/bpf/btf.rst in bpf-next:
+// the layout section, the widened info word and the LOC_PARAM, LOC_PROTO
+// and LOCSEC kinds, merged as 740eb74b8d2e "Merge branch
+// 'support-inline-functions-in-btf'"), and the kernel's kernel/bpf/btf.c
+// for the verifier's rules.
 //
-// It imports the standard library only: it knows no DWARF, no ELF beyond
-// reading a section, and nothing of sites.
+// It imports the standard library and internal/elfobj (to read a
+// section): it knows no DWARF and nothing of sites.
 package btf
 
 import "strconv"

@@ -1,6 +1,6 @@
 // Package locsec owns the translation between inline sites ([]site.Site)
 // and the BTF location kinds LOC_PARAM, LOC_PROTO and LOCSEC
-// (../shared/spec/btf-inline.md section 3): Encode appends the sites of one
+// (include/uapi/linux/btf.h of bpf-next, merge 740eb74b8d2e): Encode appends the sites of one
 // object to a split btf.Spec, Decode turns any BTF holding LOCSECs back into
 // sites. The DWARF-to-BTF conversion of the prototypes' types is not done
 // here but through a TypeMapper (package dedup provides the real one).

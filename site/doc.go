@@ -1,7 +1,8 @@
 // Package site owns the model every part of btfinline shares when it talks
 // about inline sites: a Site is one inline expansion of a Func, at an
 // address a probe should use, with a Location per parameter classified
-// into the LOC_PARAM taxonomy of ../shared/spec/btf-inline.md section 3.1;
+// into the LOC_PARAM taxonomy of the BTF uapi (include/uapi/linux/btf.h of
+// bpf-next, merge 740eb74b8d2e);
 // CType spells parameter types in C. It also owns the one text and JSON
 // form of a list of sites (WriteSites, WriteJSON, with the marks an
 // inspector adds), their one order (Sort, Less, LessInSection) and their

@@ -1,6 +1,6 @@
 // Package dwarfbuf is the byte cursor shared by the decoders of
 // DWARF-encoded data: .debug_info, .debug_abbrev, .debug_loclists and
-// DWARF expressions (package inline) and .eh_frame/.debug_frame (package
+// DWARF expressions (package dwarfsite) and .eh_frame/.debug_frame (package
 // sframe/cfi).
 //
 // A Buf reads fixed-size integers in either byte order, LEB128 numbers,

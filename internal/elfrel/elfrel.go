@@ -1,7 +1,7 @@
 // Package elfrel applies the RELA relocations of a relocatable ELF64 object
 // (a kernel module, a .o) to the bytes of one of its sections, for the
 // relocation types compilers put in debug, unwind and kernel table
-// sections on x86-64 and AArch64. The DWARF reader (package inline), the
+// sections on x86-64 and AArch64. The DWARF reader (package dwarfsite), the
 // CFI reader (package sframe) and the kernel table readers (package
 // resolve) see relocated bytes through it.
 //
