@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/btfinline/btfinline/internal/debuginfod"
@@ -103,17 +104,24 @@ func isTerminal(w io.Writer) bool {
 	return err == nil
 }
 
-// progress shows a download: bytes and rate, redrawn on a terminal at
-// most every 200 ms, else one line when it ends.
+// progress shows downloads: bytes and rate, redrawn on a terminal at
+// most every 200 ms, else one line when each ends. Downloads run at once,
+// so the state is per URL.
 func progress(w io.Writer) func(debuginfod.Progress) {
 	tty := isTerminal(w)
-	var start, last time.Time
+	var mu sync.Mutex
+	start := map[string]time.Time{}
+	var last time.Time
 	return func(p debuginfod.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
 		now := time.Now()
-		if start.IsZero() {
-			start = now
+		t0, ok := start[p.URL]
+		if !ok {
+			t0 = now
+			start[p.URL] = now
 		}
-		secs := now.Sub(start).Seconds()
+		secs := now.Sub(t0).Seconds()
 		rate := 0.0
 		if secs > 0 {
 			rate = float64(p.Done) / secs / 1e6
@@ -128,7 +136,7 @@ func progress(w io.Writer) func(debuginfod.Progress) {
 				fmt.Fprint(w, "\r\033[K")
 			}
 			fmt.Fprintf(w, "btfinline: fetched %.1f MB from %s in %.1f s (%.1f MB/s)\n", float64(p.Done)/1e6, p.URL, secs, rate)
-			start = time.Time{}
+			delete(start, p.URL)
 		case tty && now.Sub(last) >= 200*time.Millisecond:
 			last = now
 			fmt.Fprintf(w, "\r\033[Kbtfinline: fetching %s: %.1f%s MB, %.1f MB/s", p.URL, float64(p.Done)/1e6, total, rate)

@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/btfinline/btfinline/encode"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/ksys"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options steer Find.
@@ -168,23 +170,28 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 
 // localModules lists where the DWARF of a module may be on this machine,
 // walking the debug tree once per process.
-var moduleTree = map[string]map[string][]string{}
-
 func localModules(root, rel, name string) []string {
+	moduleTree.Lock()
+	defer moduleTree.Unlock()
 	key := root + "\x00" + rel
-	m, ok := moduleTree[key]
+	m, ok := moduleTree.m[key]
 	if !ok {
 		m = moduleFiles(root, rel)
-		moduleTree[key] = m
+		moduleTree.m[key] = m
 	}
 	return m[normModule(name)]
 }
+
+var moduleTree = struct {
+	sync.Mutex
+	m map[string]map[string][]string
+}{m: map[string]map[string][]string{}}
 
 // provide gets each object from the cache or builds it: under the lock of
 // its build id (taken in build id order, so that two processes cannot
 // deadlock), it checks the cache again, finds the DWARF, and encodes,
 // vmlinux alone and the modules as one batch.
-func provide(ctx context.Context, objs []*object, o Options, mods func(string) []string) ([]Found, error) {
+func provide(ctx context.Context, objs []*object, o Options, modFiles func(string) []string) ([]Found, error) {
 	var out []Found
 	var build []*object
 	for _, ob := range objs {
@@ -212,14 +219,44 @@ func provide(ctx context.Context, objs []*object, o Options, mods func(string) [
 			out = append(out, f)
 			continue
 		}
-		if ob.dwarf == "" {
-			if err := findDWARF(ctx, ob, o, mods); err != nil {
-				return nil, err
-			}
-		}
 		todo = append(todo, ob)
 	}
-	built, err := encodeAll(todo, o)
+	// Every DWARF file at once: downloads overlap one another, and vmlinux
+	// is encoded as soon as its file is there, while the modules' still
+	// arrive. Errors are reported in the objects' order, not the race's.
+	errs := make([]error, len(todo))
+	vms := make([]*Found, len(todo))
+	var g errgroup.Group
+	g.SetLimit(4)
+	var mods []*object
+	for i, ob := range todo {
+		if len(ob.bases) > 0 {
+			mods = append(mods, ob)
+		}
+		g.Go(func() error {
+			if ob.dwarf == "" {
+				if errs[i] = findDWARF(ctx, ob, o, modFiles); errs[i] != nil {
+					return nil
+				}
+			}
+			if len(ob.bases) == 0 {
+				var f Found
+				f, errs[i] = encodeOne(ob, o)
+				vms[i] = &f
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	for i := range todo {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if vms[i] != nil {
+			out = append(out, *vms[i])
+		}
+	}
+	built, err := encodeBatch(mods, o)
 	if err != nil {
 		return nil, err
 	}
@@ -343,32 +380,30 @@ func ownBTFDiffers(path string, ob *object) string {
 	return ""
 }
 
-// encodeAll encodes vmlinux alone (its DIEs keep every CPU busy) and the
-// modules as one batch on their shared base, and caches each result.
-func encodeAll(objs []*object, o Options) ([]Found, error) {
-	var out []Found
-	var mods []*object
-	for _, ob := range objs {
-		if len(ob.bases) > 0 {
-			mods = append(mods, ob)
-			continue
-		}
-		t0 := time.Now()
-		eo := o.Encode
-		eo.Bases, eo.Base = nil, nil
-		r, err := encode.File(ob.dwarf, eo)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encoding %s: %w", ob.name, ob.dwarf, err)
-		}
-		f, err := put(ob, o, r)
-		if err != nil {
-			return nil, err
-		}
-		o.log("%s: %d inline sites encoded from %s in %.1f s, cached as %s", ob.name, r.Stats.Entries, ob.dwarf, time.Since(t0).Seconds(), f.Path)
-		out = append(out, f)
+// encodeOne encodes a vmlinux (its DIEs keep every CPU busy alone) and
+// caches it.
+func encodeOne(ob *object, o Options) (Found, error) {
+	t0 := time.Now()
+	eo := o.Encode
+	eo.Bases, eo.Base = nil, nil
+	r, err := encode.File(ob.dwarf, eo)
+	if err != nil {
+		return Found{}, fmt.Errorf("%s: encoding %s: %w", ob.name, ob.dwarf, err)
 	}
+	f, err := put(ob, o, r)
+	if err != nil {
+		return Found{}, err
+	}
+	o.log("%s: %d inline sites encoded from %s in %.1f s, cached as %s", ob.name, r.Stats.Entries, ob.dwarf, time.Since(t0).Seconds(), f.Path)
+	return f, nil
+}
+
+// encodeBatch encodes modules as one batch on their shared base, and
+// caches each result.
+func encodeBatch(mods []*object, o Options) ([]Found, error) {
+	var out []Found
 	if len(mods) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	// One base for the batch: every module here is split on the same
 	// vmlinux BTF (the running kernel's, or one DWARF vmlinux).

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btfinline/btfinline/encode"
 	"github.com/btfinline/btfinline/internal/elfobj"
@@ -72,6 +75,27 @@ func kernelRoot(t *testing.T, k testutil.Kernel, mod string) (root, rel string) 
 	link("/usr/lib/debug/boot/vmlinux-"+rel, k.Vmlinux())
 	link("/usr/lib/debug/lib/modules/"+rel+"/kernel/test/"+mod+".ko", k.Module(mod))
 	return root, rel
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestKernelLookup: on each kernel, vmlinux and a module found by build id
@@ -151,6 +175,41 @@ func TestKernelLookup(t *testing.T) {
 			}
 			if l, err := o3.Cache.List(); err != nil || len(l) != 1 || l[0].Release != rel || l[0].Stale != "" {
 				t.Errorf("cache fetch --build-id: %+v, %v; want one vmlinux entry of release %s", l, err, rel)
+			}
+			// Through a fetch: the downloads overlap, and vmlinux is
+			// encoded while the module's file still arrives (its fetch
+			// returns only once vmlinux is cached; done in turn, it would
+			// wait for ever).
+			o4 := o
+			o4.Cache = Cache{Dir: filepath.Join(root, "cache4")}
+			o4.Sys.Root = t.TempDir()
+			copyTree(t, filepath.Join(root, "sys"), filepath.Join(o4.Sys.Root, "sys"))
+			copyTree(t, filepath.Join(root, "proc"), filepath.Join(o4.Sys.Root, "proc"))
+			started := make(chan struct{})
+			o4.Fetch = func(ctx context.Context, id string) (string, error) {
+				if id == fs[0].BuildID {
+					close(started)
+					return k.Vmlinux(), nil
+				}
+				<-started
+				for i := 0; i < 1200; i++ {
+					if _, err := os.Stat(filepath.Join(o4.Cache.Dir, fs[0].BuildID, "meta.json")); err == nil {
+						return k.Module(mod), nil
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				return "", errors.New("vmlinux was not encoded while the module's fetch was in flight")
+			}
+			fetched, err := Find(context.Background(), objs, o4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range fetched {
+				a, _ := os.ReadFile(f.Path)
+				b, _ := os.ReadFile(fs[i].Path)
+				if f.From != FromEncoded || !bytes.Equal(a, b) {
+					t.Errorf("fetched %s: %+v, not the bytes of the local encode", f.Object, f)
+				}
 			}
 			// Prepared entries serve the running kernel.
 			o.Cache = o2.Cache

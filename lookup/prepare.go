@@ -80,7 +80,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 	if err != nil {
 		return nil, err
 	}
-	return provide(ctx, objs, o, nil)
+	return provide(ctx, objs, o, func(string) []string { return nil })
 }
 
 // hasDWARF says whether path is an ELF file with DWARF ("" why: absent).
