@@ -29,12 +29,18 @@ else ~/.cache/btfinline; --cache-dir), one subfolder per GNU build id.
 	return c
 }
 
-func cacheOf(l *lookupFlags) (lookup.Cache, error) {
-	if l.cacheDir != "" {
-		return lookup.Cache{Dir: l.cacheDir}, nil
+// listCache lists the cache folder of the flags.
+func listCache(l *lookupFlags) (lookup.Cache, []lookup.ListEntry, error) {
+	cache := lookup.Cache{Dir: l.cacheDir}
+	if cache.Dir == "" {
+		d, err := lookup.DefaultCacheDir()
+		if err != nil {
+			return cache, nil, err
+		}
+		cache.Dir = d
 	}
-	d, err := lookup.DefaultCacheDir()
-	return lookup.Cache{Dir: d}, err
+	es, err := cache.List()
+	return cache, es, err
 }
 
 func newCacheListCmd() *cobra.Command {
@@ -45,11 +51,7 @@ func newCacheListCmd() *cobra.Command {
 		Short: "list the cached inline BTF: build id, object, kernel release, size, age",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cache, err := cacheOf(&l)
-			if err != nil {
-				return err
-			}
-			es, err := cache.List()
+			cache, es, err := listCache(&l)
 			if err != nil {
 				return err
 			}
@@ -137,11 +139,7 @@ also removes the running kernel's entries made longer ago than DURATION;
 --all removes every entry. Other files in the folder are left alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cache, err := cacheOf(&l)
-			if err != nil {
-				return err
-			}
-			es, err := cache.List()
+			cache, es, err := listCache(&l)
 			if err != nil {
 				return err
 			}

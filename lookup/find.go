@@ -192,15 +192,7 @@ var moduleTree = struct {
 // deadlock), it checks the cache again, finds the DWARF, and encodes,
 // vmlinux alone and the modules as one batch.
 func provide(ctx context.Context, objs []*object, o Options, modFiles func(string) []string) ([]Found, error) {
-	var out []Found
-	var build []*object
-	for _, ob := range objs {
-		if f, ok := fromCache(ob, o, false); ok {
-			out = append(out, f)
-			continue
-		}
-		build = append(build, ob)
-	}
+	out, build := fromCacheAll(objs, o, false)
 	if len(build) == 0 {
 		return out, nil
 	}
@@ -212,15 +204,9 @@ func provide(ctx context.Context, objs []*object, o Options, modFiles func(strin
 		}
 		defer unlock()
 	}
-	var todo []*object
-	for _, ob := range build {
-		// Another process may have built it while we waited for the lock.
-		if f, ok := fromCache(ob, o, true); ok {
-			out = append(out, f)
-			continue
-		}
-		todo = append(todo, ob)
-	}
+	// Another process may have built some while we waited for the locks.
+	again, todo := fromCacheAll(build, o, true)
+	out = append(out, again...)
 	// Every DWARF file at once: downloads overlap one another, and vmlinux
 	// is encoded as soon as its file is there, while the modules' still
 	// arrive. Errors are reported in the objects' order, not the race's.
@@ -271,6 +257,18 @@ func order(name string) string {
 		return ""
 	}
 	return name
+}
+
+// fromCacheAll splits objs into those the cache holds and the rest.
+func fromCacheAll(objs []*object, o Options, say bool) (found []Found, rest []*object) {
+	for _, ob := range objs {
+		if f, ok := fromCache(ob, o, say); ok {
+			found = append(found, f)
+		} else {
+			rest = append(rest, ob)
+		}
+	}
+	return found, rest
 }
 
 // fromCache looks in the cache; say: tell why it gave nothing (under the

@@ -69,9 +69,9 @@ func moduleFiles(root, rel string) map[string][]string {
 }
 
 // checkDWARF opens a candidate and says whether it is the object's DWARF:
-// its build id must be id and it must carry .debug_info. why is what to
-// tell the user about a candidate that exists and is refused; "" with
-// ok false means it does not exist.
+// its build id must be id (any, for id "") and it must carry .debug_info.
+// why is what to tell the user about a candidate that exists and is
+// refused; "" with ok false means it does not exist.
 func checkDWARF(path, id string) (ok bool, why string) {
 	f, err := elfobj.Open(path)
 	if err != nil {
@@ -83,6 +83,7 @@ func checkDWARF(path, id string) (ok bool, why string) {
 	defer f.Close()
 	got, err := f.BuildID()
 	switch {
+	case id == "":
 	case err != nil:
 		return false, "build id unreadable: " + err.Error()
 	case got == "":

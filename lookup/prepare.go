@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,12 +48,15 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 		var vm string
 		var tried []Tried
 		for _, p := range localCandidates(root, "vmlinux", "", req.Release, nil) {
-			if ok, why := hasDWARF(p); ok {
+			ok, why := checkDWARF(p, "")
+			if ok {
 				vm = p
 				break
-			} else {
-				tried = append(tried, Tried{p, why})
 			}
+			if why == "" {
+				why = "does not exist"
+			}
+			tried = append(tried, Tried{p, why})
 		}
 		if vm == "" {
 			return nil, &NotFoundError{Object: "vmlinux", Release: req.Release, Tried: tried, Hint: installHint(root, req.Release)}
@@ -81,22 +83,6 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 		return nil, err
 	}
 	return provide(ctx, objs, o, func(string) []string { return nil })
-}
-
-// hasDWARF says whether path is an ELF file with DWARF ("" why: absent).
-func hasDWARF(path string) (bool, string) {
-	f, err := elfobj.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, "does not exist"
-		}
-		return false, err.Error()
-	}
-	defer f.Close()
-	if s := f.Section(".debug_info"); s == nil || s.Size == 0 {
-		return false, "has no DWARF (.debug_info)"
-	}
-	return true, ""
 }
 
 // describe reads what provide needs of each DWARF file: the object it is,
@@ -182,16 +168,22 @@ func describe(files []string, rel string) ([]*object, error) {
 	return objs, nil
 }
 
-// modinfo returns the value of key in a module's .modinfo.
-func modinfo(f *elfobj.File, key string) string {
-	s := f.Section(".modinfo")
+// progbits is the contents of section name, nil if f has none.
+func progbits(f *elfobj.File, name string) []byte {
+	s := f.Section(name)
 	if s == nil || s.Type != elf.SHT_PROGBITS {
-		return ""
+		return nil
 	}
 	d, err := f.Data(s)
 	if err != nil {
-		return ""
+		return nil
 	}
+	return d
+}
+
+// modinfo returns the value of key in a module's .modinfo.
+func modinfo(f *elfobj.File, key string) string {
+	d := progbits(f, ".modinfo")
 	for _, kv := range bytes.Split(d, []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
 			return string(v)
@@ -204,14 +196,7 @@ func modinfo(f *elfobj.File, key string) string {
 // version R (builder) ..." in .rodata), "" if it has none; printk formats
 // that contain the words are told apart by their "%".
 func bannerRelease(f *elfobj.File) string {
-	s := f.Section(".rodata")
-	if s == nil || s.Type != elf.SHT_PROGBITS {
-		return ""
-	}
-	d, err := f.Data(s)
-	if err != nil {
-		return ""
-	}
+	d := progbits(f, ".rodata")
 	const prefix = "Linux version "
 	for {
 		i := bytes.Index(d, []byte(prefix))
