@@ -5,6 +5,7 @@
 # end-to-end runs on 6.1 x86-64 and arm64 and 6.12 x86-64 (e2e-all).
 GO        ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOIMPORTS ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.52.0
 SHARED    ?= $(CURDIR)/../shared
 export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
@@ -25,8 +26,10 @@ test: lint unit check-kernel e2e-all
 unit:
 	@eval "$$(scripts/setup)" && $(GO) test -count=1 -skip '^Test(Kernel|Big)' ./...
 
+# goimports: the standard library in one group, everything else after it.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$($(GOIMPORTS) -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "goimports needed (imports grouped as goimports does):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 

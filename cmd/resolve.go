@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"errors"
-	"github.com/btfinline/btfinline/ksys"
 	"runtime/debug"
 	"strings"
+
+	"github.com/btfinline/btfinline/ksys"
 
 	"github.com/btfinline/btfinline/resolve"
 	"github.com/spf13/cobra"

@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/btfinline/btfinline/internal/atomicfile"
 	"io"
 	"os"
+
+	"github.com/btfinline/btfinline/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+
 	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/site"
 	"github.com/spf13/cobra"

@@ -2,10 +2,11 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/btfinline/btfinline/ksys"
-	"github.com/btfinline/btfinline/site"
 	"regexp"
 	"sort"
+
+	"github.com/btfinline/btfinline/ksys"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/resolve"
 	"github.com/spf13/cobra"

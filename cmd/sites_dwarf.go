@@ -4,10 +4,11 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"regexp"
+
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/site"
-	"regexp"
 
 	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/spf13/cobra"

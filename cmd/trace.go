@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"github.com/btfinline/btfinline/ksys"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/btfinline/btfinline/ksys"
 
 	"github.com/btfinline/btfinline/resolve"
 	"github.com/btfinline/btfinline/trace"

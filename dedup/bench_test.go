@@ -3,11 +3,12 @@ package dedup
 import (
 	"compress/gzip"
 	"debug/dwarf"
-	"github.com/btfinline/btfinline/site"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/dwarfsite"

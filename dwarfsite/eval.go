@@ -1,7 +1,10 @@
 package dwarfsite
 
-import "github.com/btfinline/btfinline/site"
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/btfinline/btfinline/site"
+)
 
 // Reasons a location cannot be expressed as a LOC_PARAM. They are stable
 // strings: --stats counts parameters by them.

@@ -2,8 +2,9 @@ package dwarfsite
 
 import (
 	"errors"
-	"github.com/btfinline/btfinline/site"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 )
 
 var fmt8 = exprFormat{AddrSize: 8, RefSize: 4, Order: le}

@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"flag"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

@@ -2,12 +2,13 @@ package dwarfsite
 
 import (
 	"errors"
-	"github.com/btfinline/btfinline/site"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/btfinline/btfinline/site"
 )
 
 func FuzzExpr(f *testing.F) {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"debug/dwarf"
 	"debug/elf"
-	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"debug/elf"
 	"encoding/binary"
-	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

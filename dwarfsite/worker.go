@@ -4,9 +4,10 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"slices"
 	"sort"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )

@@ -3,11 +3,12 @@ package kprobe
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/ksym"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/ksym"
 
 	"github.com/btfinline/btfinline/internal/elfrel"
 )

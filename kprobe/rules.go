@@ -3,13 +3,14 @@ package kprobe
 import (
 	"debug/elf"
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
 	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/ksys"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/btfinline/btfinline/internal/elfrel"
 )

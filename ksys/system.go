@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/ksym"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/ksym"
 )
 
 // System is where the running kernel's files are: "/" normally, a fake

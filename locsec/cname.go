@@ -1,8 +1,9 @@
 package locsec
 
 import (
-	"github.com/btfinline/btfinline/site"
 	"strconv"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 )

@@ -4,8 +4,9 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"strings"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 )

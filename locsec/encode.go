@@ -6,12 +6,13 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 )

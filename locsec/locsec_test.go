@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/internal/testutil"

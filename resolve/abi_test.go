@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/site"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

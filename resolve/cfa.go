@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"debug/elf"
 	"errors"
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/internal/elfrel"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/elfrel"
 
 	"github.com/btfinline/btfinline/sframe/cfi"
 )

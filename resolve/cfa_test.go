@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"github.com/btfinline/btfinline/site"
 	"maps"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

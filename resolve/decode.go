@@ -3,6 +3,7 @@ package resolve
 import (
 	"errors"
 	"fmt"
+
 	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"

@@ -2,10 +2,11 @@ package resolve
 
 import (
 	"errors"
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/site"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/google/go-cmp/cmp"

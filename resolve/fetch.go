@@ -2,9 +2,10 @@ package resolve
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/site"
-	"strings"
 )
 
 // CFAFunc returns the rule for the canonical frame address at a link-time

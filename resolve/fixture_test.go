@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
-	"github.com/btfinline/btfinline/ksym"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/ksym"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

@@ -2,12 +2,13 @@ package resolve
 
 import (
 	"debug/elf"
+	"os"
+	"testing"
+
 	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/ksym"
-	"os"
-	"testing"
 )
 
 // FuzzELFRules feeds arbitrary ELF bytes to what "resolve" reads from an

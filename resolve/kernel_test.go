@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"golang.org/x/arch/arm64/arm64asm"
-	"golang.org/x/arch/x86/x86asm"
 	"maps"
 	"slices"
 
-	"github.com/btfinline/btfinline/dwarfsite"
-	"github.com/btfinline/btfinline/ksym"
-	"github.com/btfinline/btfinline/site"
+	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/x86/x86asm"
+
 	"io"
 	"os"
 	"os/exec"
@@ -22,6 +20,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/ksym"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/testutil"
 )

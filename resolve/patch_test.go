@@ -3,12 +3,13 @@ package resolve
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/btfinline/btfinline/kprobe"
-	"github.com/btfinline/btfinline/site"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/kprobe"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"

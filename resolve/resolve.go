@@ -2,11 +2,12 @@ package resolve
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
-	"sort"
-	"strings"
 
 	"github.com/btfinline/btfinline/btf"
 )

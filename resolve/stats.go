@@ -4,10 +4,11 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/ksym"
-	"github.com/btfinline/btfinline/site"
 	"io"
 	"strings"
+
+	"github.com/btfinline/btfinline/ksym"
+	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/btf"
 )

@@ -3,8 +3,9 @@ package sframe
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"sort"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 
 // Versions.

@@ -2,10 +2,11 @@ package trace
 
 import (
 	"errors"
-	"github.com/btfinline/btfinline/arch"
 	"hash/fnv"
 	"math/rand"
 	"testing"
+
+	"github.com/btfinline/btfinline/arch"
 )
 
 // testBinding: a (u32), b (s64), c (u64, unavailable in the tests' Values

@@ -1,9 +1,10 @@
 package trace
 
 import (
-	"github.com/btfinline/btfinline/ksys"
 	"io"
 	"time"
+
+	"github.com/btfinline/btfinline/ksys"
 )
 
 // Options is one "btfinline trace" run.

@@ -3,8 +3,9 @@ package trace
 import (
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/arch"
 	"strings"
+
+	"github.com/btfinline/btfinline/arch"
 
 	"github.com/btfinline/btfinline/btf"
 	"github.com/btfinline/btfinline/resolve"

@@ -3,14 +3,15 @@ package trace
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/ksys"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/ksys"
 
 	"github.com/btfinline/btfinline/resolve"
 )

@@ -3,10 +3,11 @@ package trace
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/btfinline/btfinline/arch"
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/btfinline/btfinline/arch"
 
 	"github.com/btfinline/btfinline/resolve"
 	"github.com/cilium/ebpf/asm"

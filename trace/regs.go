@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+
 	"github.com/btfinline/btfinline/arch"
 )
 

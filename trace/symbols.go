@@ -2,9 +2,10 @@ package trace
 
 import (
 	"fmt"
+	"sort"
+
 	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/ksys"
-	"sort"
 )
 
 // ksyms symbolises kernel addresses for --stack: the text symbols of

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/btfinline/btfinline/kprobe"
 	"io"
 	"os"
 	"regexp"
@@ -29,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/btfinline/btfinline/kprobe"
 )
 
 const tracing = "/sys/kernel/tracing"

@@ -16,6 +16,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
 

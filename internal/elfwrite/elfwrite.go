@@ -24,9 +24,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/atomicfile"
 	"os"
 	"strings"
+
+	"github.com/btfinline/btfinline/internal/atomicfile"
 )
 
 // Options describe the section header of the section being written. Zero
