@@ -35,6 +35,7 @@ type traceOptions struct {
 	ringSize int
 	keepOpt  bool
 	verbose  bool
+	cleanup  bool
 	sysRoot  string
 	lookup   lookupFlags
 }
@@ -108,10 +109,16 @@ FILTER (evaluated in the kernel: a filtered hit costs no copy):
 
 Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe and unload
 every program (the kernel also releases them if the process dies); no
-kprobe event or trace instance is created in tracefs, so nothing is left
-behind.
+kprobe event or trace instance is created in tracefs. The pause of jump
+optimization is recorded in /run/btfinline/optprobes before the sysctl is
+written and undone by a watchdog process when trace dies (even of SIGKILL),
+else by the next trace or --cleanup; with two traces at once it is undone
+when the last ends. So nothing is left behind.
 
-` + lookupHelp + ``,
+    --cleanup             restore what a trace killed with its watchdog
+                          left (the sysctl), then exit; no PROBE
+
+` + lookupHelp,
 		Example: `  btfinline trace tcp_snd_cwnd_set
         every call of tcp_snd_cwnd_set, inlined or not, with its arguments
   btfinline trace 'tcp_snd_cwnd_set(tp, val)' --filter 'val < 10'
@@ -126,8 +133,19 @@ behind.
         a module's inline BTF from a file, one JSON object per call
   btfinline trace 'btfi_e2e:btfi_frame' btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B btfi_e2e.ko
         the files of a module (its CFI gives the frame-base arguments)`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if o.cleanup {
+				if len(args) > 0 {
+					return errors.New("--cleanup takes no PROBE")
+				}
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(c, args)
+		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.cleanup {
+				return trace.Cleanup(ksys.System{Root: o.sysRoot}, c.OutOrStdout())
+			}
 			file := ""
 			if last := args[len(args)-1]; len(args) > 1 && isFileArg(last, len(o.bases) > 0) {
 				file, args = last, args[:len(args)-1]
@@ -183,6 +201,7 @@ behind.
 	f.IntVar(&o.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
 	f.BoolVar(&o.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason")
+	f.BoolVar(&o.cleanup, "cleanup", false, "restore the kprobe jump optimization a killed trace left paused, and exit")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
 	o.lookup.add(f)
 	_ = f.MarkHidden("sys-root")

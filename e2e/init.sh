@@ -84,9 +84,11 @@ e2e_fire_and_check /tmp/probes.txt /tmp/all-probes.txt
 # and the cost of a hit.
 if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 	. /e2e/trace.sh
-	trace_module
-	trace_overhead
-	[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
+	if [ "$E2E_TRACE" != faults ]; then
+		trace_module
+		trace_overhead
+		[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
+	fi
 fi
 rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)
@@ -100,7 +102,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
 fi
 
 # btfinline trace on every place of a hot vmlinux function.
-[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_vmlinux
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_vmlinux
+# ... and killed at random moments: nothing may be left behind.
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_faults
 
 # The kernel as judge of traceability.
 oracle=""

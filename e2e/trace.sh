@@ -270,6 +270,24 @@ trace_vmlinux() {
 	kprobes_left vmlinux-events
 }
 
+# Faults leave nothing behind: btfinline trace killed with SIGKILL at
+# seeded moments of its attach, event loop and detach (over 64 places, so
+# that it pauses kprobe jump optimization); after each the sysctl, the
+# kprobes, the BPF programs and maps are as before, no record and no
+# watchdog is left, and the next trace attaches every place. x86-64 only:
+# arm64 has no jump optimization to pause. E2E_SELFTEST=4 leaves something
+# behind after three of the kills (the sysctl, a map, a kprobe): the run
+# must fail.
+trace_faults() {
+	[ "$(uname -m)" = x86_64 ] || return 0
+	[ "${E2E_FAULTS:-21}" != 0 ] || return 0
+	_st=""
+	[ "$E2E_SELFTEST" = 4 ] && _st=-selftest
+	# shellcheck disable=SC2086
+	e2e-guest faults -n "${E2E_FAULTS:-21}" -seed "$E2E_SEED" $_st -btfinline "$BTFINLINE" "${E2E_FAULTS_FUNC:-i_size_read}"
+	kprobes_left faults
+}
+
 # E2E_PEERS=1: resolve's --format perf and --format bpftrace lines for the
 # module, run by Debian's perf and bpftrace in this guest while the module
 # is triggered: does the tool accept each line, and do the probes fire?

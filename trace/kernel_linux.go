@@ -190,28 +190,6 @@ func newKernel(pl *plan, ringSize int) (k *kernel, err error) {
 	return k, nil
 }
 
-// optprobesSysctl switches kprobe jump optimization for the whole kernel.
-const optprobesSysctl = "/proc/sys/debug/kprobes-optimization"
-
-// pauseOptprobes turns kprobe jump optimization off while many kprobes
-// are registered or unregistered, and returns what turns it back on. The
-// kernel's optimizer holds kprobe_mutex across an RCU-tasks grace period
-// in every round, and a round runs after each armed kprobe: thousands of
-// kprobes registered one by one wait for thousands of grace periods.
-// Without it they are armed as breakpoints and optimized together when
-// it is back on. It does nothing (and says so) when the knob is off
-// already or cannot be written.
-func pauseOptprobes() (restore func(), paused bool) {
-	b, err := os.ReadFile(optprobesSysctl)
-	if err != nil || strings.TrimSpace(string(b)) != "1" {
-		return func() {}, false
-	}
-	if err := os.WriteFile(optprobesSysctl, []byte("0"), 0); err != nil {
-		return func() {}, false
-	}
-	return func() { os.WriteFile(optprobesSysctl, []byte("1"), 0) }, true
-}
-
 func sanitizeName(s string) string {
 	var b strings.Builder
 	for _, c := range s {

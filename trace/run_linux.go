@@ -54,6 +54,13 @@ func run(ctx context.Context, pl *plan, o Options) error {
 			return err
 		}
 	}
+	// A run killed with its watchdog left the sysctl paused: the first
+	// run after it puts it back.
+	if msg, err := (optStore{o.Sys.Root}).recoverStale(); err != nil {
+		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+	} else if msg != "" {
+		fmt.Fprintf(errw, "btfinline trace: %s\n", msg)
+	}
 	raiseFileLimit(n + 256)
 	k, err := newKernel(pl, o.RingSize)
 	if err != nil {
@@ -61,11 +68,18 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	}
 	defer k.close()
 	pause := len(todo) >= PauseOptprobesAt && !o.KeepOptprobes
-	restore := func() {}
+	opt := newOptGuard(o.Sys)
+	defer func() {
+		if err := opt.close(); err != nil {
+			fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+		}
+	}()
 	if pause {
-		var paused bool
-		if restore, paused = pauseOptprobes(); paused {
+		switch paused, err := opt.pause(); {
+		case paused:
 			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+		case err != nil:
+			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization left on: %v\n", err)
 		}
 	}
 	start := time.Now()
@@ -89,7 +103,9 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		attached[i] = true
 	})
 	took := time.Since(start)
-	restore()
+	if err := opt.resume(); err != nil {
+		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+	}
 	if fatal != nil {
 		return explain("attaching a kprobe", fatal)
 	}
@@ -201,10 +217,12 @@ loop:
 	// Detach first, so that nothing is sent any more; then drain.
 	t0 := time.Now()
 	if pause {
-		restore, _ = pauseOptprobes()
+		_, _ = opt.pause()
 	}
 	k.detachAll()
-	restore()
+	if err := opt.resume(); err != nil {
+		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+	}
 	detached := time.Since(t0)
 	if rd != nil && loopErr == nil {
 		rd.SetDeadline(time.Now())

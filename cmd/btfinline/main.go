@@ -7,6 +7,14 @@ import (
 	"os"
 
 	"github.com/btfinline/btfinline/cmd"
+	"github.com/btfinline/btfinline/trace"
 )
 
-func main() { os.Exit(cmd.Main()) }
+func main() {
+	// trace's watchdog is this binary re-executed: it must not parse a
+	// command line, nor print anything of its own.
+	if code, ok := trace.HelperMain(os.Args); ok {
+		os.Exit(code)
+	}
+	os.Exit(cmd.Main())
+}

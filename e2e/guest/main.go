@@ -8,6 +8,7 @@
 //	e2e-guest register FILE     define every kprobe_events line of FILE, timed, quietly
 //	e2e-guest tracecheck EVENTS DMESG  compare btfinline trace --json events with the printk reference
 //	e2e-guest countcheck P0 P1 COUNTS  compare btfinline trace --count with kprobe_profile
+//	e2e-guest faults [-n N] FUNC  SIGKILL btfinline trace FUNC N times; nothing may be left
 //
 // Every result line starts with "E2E " so that the host can pick it out of
 // the serial console.
@@ -53,6 +54,8 @@ func main() {
 		err = tracecheckCmd(os.Args[2:])
 	case "countcheck":
 		err = countcheckCmd(os.Args[2:])
+	case "faults":
+		err = faultsCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
