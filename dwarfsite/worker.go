@@ -47,6 +47,19 @@ type worker struct {
 	buf      []site.Site // the sites of a unit, with Options.Sink
 	// flows caches what moveProbe decoded of functions (probe.go).
 	flows map[uint64]*fnFlow
+	// ll is the unit's location list section (llSet: looked up).
+	ll    *locListSec
+	llSet bool
+	// addrxFn is w.addrx, made once: a method value allocates each time,
+	// and one is handed to every location evaluated.
+	addrxFn func(idx uint64) (uint64, bool)
+	// tab is the unit's abbreviation table, its memory reused by the next
+	// unit.
+	tab abbrevTable
+	// attrs is the entry being read (siteAttrsAt).
+	attrs siteAttrs
+	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
+	ins []instr
 }
 
 type funcInfo struct {
@@ -77,9 +90,13 @@ type paramEntry struct {
 	off    dwarf.Offset
 	origin dwarf.Offset
 	name   string
-	loc    *dwarf.Field
-	cval   *dwarf.Field
+	loc    attrVal // DW_AT_location
+	cval   attrVal // DW_AT_const_value
 	views  int64
+	// The location list, read once: ProbeBlock evaluates it at every
+	// candidate address of the site (list: 1 read, 2 unreadable).
+	list     []locEntry
+	listRead uint8
 }
 
 type frame struct {
@@ -88,7 +105,7 @@ type frame struct {
 }
 
 func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker {
-	return &worker{
+	w := &worker{
 		o: o, d: d, units: units, opt: opt,
 		r: d.Reader(), lk: d.Reader(),
 		funcs:   make(map[dwarf.Offset]*funcInfo),
@@ -96,6 +113,8 @@ func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker 
 		files:   make(map[dwarf.Offset][]string),
 		abbrevs: make(map[uint64]*abbrevTable),
 	}
+	w.addrxFn = w.addrx
+	return w
 }
 
 // entryAt decodes the entry at off with debug/dwarf.
@@ -128,6 +147,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	clear(w.types)
 	clear(w.files)
 	w.u = u
+	w.ll, w.llSet = nil, false
 	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
 		w.fmt.RefSize = 8
@@ -155,8 +175,8 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	if !cu.Children {
 		return nil
 	}
-	tab, err := parseAbbrevs(w.o.debug[".debug_abbrev"], u.abbrev, u)
-	if err != nil {
+	tab := &w.tab
+	if err := tab.parse(w.o.debug[".debug_abbrev"], u.abbrev, u); err != nil {
 		w.warn("unit at .debug_info+0x%x skipped: %v", u.off, err)
 		return nil
 	}
@@ -225,8 +245,8 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 				}
 			}
 			var ps *pendingSite
-			if e := w.entryAt(off); e != nil {
-				ps = w.newSite(e, depth)
+			if w.siteAttrsAt(off, ab, &w.attrs) {
+				ps = w.newSite(&w.attrs, depth)
 				if outer != nil && outer.fi != nil && ps.site != nil {
 					ps.site.Outer = outer.fi.fn.Name
 				}
@@ -243,13 +263,11 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		case ab.tag == dwarf.TagFormalParameter && parent != nil:
 			w.stats.ParamEntries++
 			if parent.site != nil {
-				if e := w.entryAt(off); e != nil {
-					pe := paramEntry{off: e.Offset, views: -1}
-					pe.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-					pe.name, _ = e.Val(dwarf.AttrName).(string)
-					pe.loc = e.AttrField(dwarf.AttrLocation)
-					pe.cval = e.AttrField(dwarf.AttrConstValue)
-					if v, ok := e.Val(attrGNULocviews).(int64); ok {
+				if e := &w.attrs; w.siteAttrsAt(off, ab, e) {
+					pe := paramEntry{off: e.off, views: -1, loc: e.location, cval: e.constValue}
+					pe.origin, _ = e.origin.offset()
+					pe.name, _ = e.name.str()
+					if v, ok := e.locviews.int(); ok {
 						pe.views = v
 					}
 					parent.params = append(parent.params, pe)
@@ -303,28 +321,28 @@ func (w *worker) resume(c *dwarfbuf.Buf, unit []byte, off dwarf.Offset, sibling 
 // newSite starts a site for an inlined subroutine entry. The result
 // always exists (its parameters are counted); site is nil when the entry
 // has no address, is filtered out or cannot be read.
-func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
+func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 	w.stats.Entries++
 	ps := &pendingSite{}
 	var ranges [][2]uint64
 	var err error
-	if f := e.AttrField(dwarf.AttrRanges); f == nil {
+	if !e.ranges.present() {
 		// The common low_pc/high_pc case, without debug/dwarf's Ranges
 		// (which decodes the unit entry again on every call).
-		lo, ok1 := e.Val(dwarf.AttrLowpc).(uint64)
-		if hf := e.AttrField(dwarf.AttrHighpc); ok1 && hf != nil {
-			switch v := hf.Val.(type) {
-			case uint64:
-				ranges = [][2]uint64{{lo, v}}
-			case int64:
-				ranges = [][2]uint64{{lo, lo + uint64(v)}}
+		lo, ok1 := e.lowpc.uint()
+		if hf := &e.highpc; ok1 && hf.present() {
+			switch hf.kind {
+			case valUint:
+				ranges = [][2]uint64{{lo, hf.u}}
+			case valInt:
+				ranges = [][2]uint64{{lo, lo + hf.u}}
 			}
 		}
 	} else {
 		ranges, err = w.ranges(e)
 	}
 	if err != nil {
-		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.Offset, err)
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.off, err)
 		return ps
 	}
 	var addr uint64
@@ -344,13 +362,14 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		}
 		return lo, ok
 	}
-	if f := e.AttrField(dwarf.AttrEntrypc); f != nil {
-		switch v := f.Val.(type) {
-		case uint64:
-			addr, src = v, "entry_pc"
-		case int64:
+	if f := &e.entrypc; f.present() {
+		switch f.kind {
+		case valUint:
+			addr, src = f.u, "entry_pc"
+		case valInt:
+			v := int64(f.u)
 			// DWARF 5: a constant entry_pc is an offset from the low pc.
-			if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+			if lo, ok := e.lowpc.uint(); ok {
 				addr, src = lo+uint64(v), "entry_pc"
 			} else if lo, ok := lowest(); ok {
 				addr, src = lo+uint64(v), "entry_pc"
@@ -358,7 +377,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		}
 	}
 	if src == "" {
-		if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+		if lo, ok := e.lowpc.uint(); ok {
 			addr, src = lo, "low_pc"
 		} else if lo, ok := lowest(); ok {
 			addr, src = lo, "ranges"
@@ -368,14 +387,14 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		w.stats.NoAddress++
 		return ps
 	}
-	origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	origin, ok := e.origin.offset()
 	if !ok {
-		w.warn(".debug_info+0x%x: inlined subroutine without DW_AT_abstract_origin skipped", e.Offset)
+		w.warn(".debug_info+0x%x: inlined subroutine without DW_AT_abstract_origin skipped", e.off)
 		return ps
 	}
 	fi, err := w.funcAt(origin)
 	if err != nil {
-		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.Offset, err)
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.off, err)
 		return ps
 	}
 	ps.fi = fi
@@ -406,13 +425,13 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 			s.Ranges[i] = r
 		}
 	}
-	if v, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+	if v, ok := e.callLine.int(); ok {
 		s.CallLine = int(v)
 	}
-	if v, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
+	if v, ok := e.callFile.int(); ok {
 		s.CallFile = w.fileName(w.u, v)
 	}
-	if v, ok := e.Val(attrGNUEntryView).(int64); ok {
+	if v, ok := e.entryView.int(); ok {
 		ps.view = uint64(v)
 	}
 	ps.site, ps.fi, ps.addr, ps.ranges = s, fi, addr, ranges
@@ -460,15 +479,17 @@ func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][
 	}
 	locs := make([]site.Location, slots)
 	viewOnly := 0
-	for _, pe := range ps.params {
-		i := paramIndex(fi, &pe)
+	for k := range ps.params {
+		pe := &ps.params[k]
+		i := paramIndex(fi, pe)
 		if i < 0 {
 			if warn {
 				w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
 			}
 			continue
 		}
-		l, vo, expr := w.paramLoc(&pe, pt, w.paramEnv(fi, i, atEntry), warn)
+		env := w.paramEnv(fi, i, atEntry)
+		l, vo, expr := w.paramLoc(pe, pt, &env, warn)
 		if vo {
 			viewOnly++
 		}
@@ -501,8 +522,8 @@ func paramIndex(fi *funcInfo, pe *paramEntry) int {
 }
 
 // paramEnv is what evaluating a location of parameter i of fi needs.
-func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) *evalEnv {
-	env := &evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrx}
+func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) evalEnv {
+	env := evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrxFn}
 	if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
 		env.size = uint8(sz)
 	}
@@ -554,12 +575,13 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 			w.warn(format, args...)
 		}
 	}
-	if pe.loc == nil {
-		if pe.cval != nil {
-			switch v := pe.cval.Val.(type) {
-			case int64:
-				return site.Location{Kind: site.LocConst, Value: uint64(v), Size: env.size}, false, nil
-			case []byte:
+	if !pe.loc.present() {
+		if pe.cval.present() {
+			switch pe.cval.kind {
+			case valInt:
+				return site.Location{Kind: site.LocConst, Value: pe.cval.u, Size: env.size}, false, nil
+			case valBytes:
+				v := pe.cval.b
 				if len(v) > 8 {
 					return unavailable(ReasonLargeConst), false, nil
 				}
@@ -570,9 +592,11 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 		}
 		return site.Location{}, false, nil
 	}
-	switch pe.loc.Class {
+	switch pe.loc.class {
 	case dwarf.ClassExprLoc, dwarf.ClassBlock:
-		expr, _ = pe.loc.Val.([]byte)
+		if pe.loc.kind == valBytes {
+			expr = pe.loc.b
+		}
 		l, expr = w.exprLoc(expr, ".debug_info", int64(pe.off), env, warnf)
 		return l, false, expr
 	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
@@ -598,15 +622,24 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 // list class); false when it cannot be read (reported through warnf).
 func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locListSec, []locEntry, bool) {
 	ll := w.locSec()
+	switch pe.listRead {
+	case 1:
+		return ll, pe.list, true
+	case 2:
+		return nil, nil, false
+	}
+	// Only the first read warns (the later ones are quiet anyway).
+	pe.listRead = 2
 	if ll == nil {
 		warnf(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
 		return nil, nil, false
 	}
 	var off int64
-	switch v := pe.loc.Val.(type) {
-	case int64:
-		off = v
-	case uint64: // DW_FORM_loclistx
+	switch pe.loc.kind {
+	case valInt:
+		off = int64(pe.loc.u)
+	case valUint: // DW_FORM_loclistx
+		v := pe.loc.u
 		o, ok := w.loclistx(ll, v)
 		if !ok {
 			warnf(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
@@ -614,12 +647,13 @@ func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locList
 		}
 		off = o
 	}
-	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
+	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrxFn}
 	es, err := readLocList(ll, off, pe.views, lu)
 	if err != nil {
 		warnf(".debug_info+0x%x: %v", pe.off, err)
 		return nil, nil, false
 	}
+	pe.list, pe.listRead = es, 1
 	return ll, es, true
 }
 
@@ -630,7 +664,8 @@ func (w *worker) exprLoc(expr []byte, sec string, exprOff int64, env *evalEnv, w
 	if len(expr) == 0 {
 		return site.Location{}, nil
 	}
-	ins, err := decodeExpr(expr, w.fmt, sec, exprOff)
+	ins, err := decodeExprTo(w.ins[:0], expr, w.fmt, sec, exprOff)
+	w.ins = ins[:0]
 	if err != nil {
 		warnf("%v", err)
 		return unavailable(ReasonMalformed), nil
@@ -646,12 +681,17 @@ func (w *worker) locSecName() string {
 }
 
 func (w *worker) locSec() *locListSec {
+	if w.llSet {
+		return w.ll
+	}
+	w.llSet = true
 	n := w.locSecName()
 	b := w.o.debug[n]
 	if b == nil {
 		return nil
 	}
-	return &locListSec{Name: n, Data: b, V5: w.u.version >= 5}
+	w.ll = &locListSec{Name: n, Data: b, V5: w.u.version >= 5}
+	return w.ll
 }
 
 // loclistx resolves a DW_FORM_loclistx index through the unit's offset
@@ -1003,17 +1043,17 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 // read, without its cost: Data.Ranges decodes the unit's entry again on
 // every call to find the base address, which w.rngBase keeps. It reads
 // the lists the same way, to the same result.
-func (w *worker) ranges(e *dwarf.Entry) ([][2]uint64, error) {
+func (w *worker) ranges(e *siteAttrs) ([][2]uint64, error) {
 	var ret [][2]uint64
-	low, lowOK := e.Val(dwarf.AttrLowpc).(uint64)
+	low, lowOK := e.lowpc.uint()
 	var high uint64
 	var highOK bool
-	if hf := e.AttrField(dwarf.AttrHighpc); hf != nil {
-		switch hf.Class {
+	if hf := &e.highpc; hf.present() {
+		switch hf.class {
 		case dwarf.ClassAddress:
-			high, highOK = hf.Val.(uint64)
+			high, highOK = hf.uint()
 		case dwarf.ClassConstant:
-			if off, ok := hf.Val.(int64); ok {
+			if off, ok := hf.int(); ok {
 				high, highOK = low+uint64(off), true
 			}
 		}
@@ -1022,28 +1062,28 @@ func (w *worker) ranges(e *dwarf.Entry) ([][2]uint64, error) {
 		ret = append(ret, [2]uint64{low, high})
 	}
 	if rl := w.o.debug[".debug_rnglists"]; w.u.version >= 5 && rl != nil {
-		f := e.AttrField(dwarf.AttrRanges)
-		if f == nil {
+		f := &e.ranges
+		if !f.present() {
 			return ret, nil
 		}
 		var off int64
-		switch v := f.Val.(type) {
-		case int64:
-			if f.Class != dwarf.ClassRangeListPtr {
+		switch f.kind {
+		case valInt:
+			if f.class != dwarf.ClassRangeListPtr {
 				return ret, nil
 			}
-			off = v
-		case uint64:
-			if f.Class != dwarf.ClassRngList {
+			off = int64(f.u)
+		case valUint:
+			if f.class != dwarf.ClassRngList {
 				return ret, nil
 			}
-			off = int64(v)
+			off = int64(f.u)
 		default:
 			return ret, nil
 		}
 		return w.rnglist(rl, off, ret)
 	}
-	off, ok := e.Val(dwarf.AttrRanges).(int64)
+	off, ok := e.ranges.int()
 	if r := w.o.debug[".debug_ranges"]; ok && r != nil {
 		if off < 0 || off > int64(len(r)) {
 			return nil, fmt.Errorf("invalid range offset %d (max %d)", off, len(r))
