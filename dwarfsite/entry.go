@@ -96,29 +96,33 @@ func (s *siteAttrs) fromEntry(e *dwarf.Entry) {
 	for i := range e.Field {
 		f := &e.Field[i]
 		v := s.slot(f.Attr)
-		if v == nil || v.present() {
-			continue
+		if v != nil && !v.present() {
+			v.set(f)
 		}
-		*v = attrVal{class: f.Class}
-		switch x := f.Val.(type) {
-		case int64:
-			v.kind, v.u = valInt, uint64(x)
-		case uint64:
-			v.kind, v.u = valUint, x
-		case dwarf.Offset:
-			v.kind, v.u = valOffset, uint64(x)
-		case []byte:
-			v.kind, v.b = valBytes, x
-		case string:
-			v.kind, v.s = valString, x
-		case bool:
-			v.kind = valBool
-			if x {
-				v.u = 1
-			}
-		default:
-			v.kind = valOther
+	}
+}
+
+// set makes v the value of f.
+func (v *attrVal) set(f *dwarf.Field) {
+	*v = attrVal{class: f.Class}
+	switch x := f.Val.(type) {
+	case int64:
+		v.kind, v.u = valInt, uint64(x)
+	case uint64:
+		v.kind, v.u = valUint, x
+	case dwarf.Offset:
+		v.kind, v.u = valOffset, uint64(x)
+	case []byte:
+		v.kind, v.b = valBytes, x
+	case string:
+		v.kind, v.s = valString, x
+	case bool:
+		v.kind = valBool
+		if x {
+			v.u = 1
 		}
+	default:
+		v.kind = valOther
 	}
 }
 
@@ -166,26 +170,36 @@ func (w *worker) siteAttrsAt(off dwarf.Offset, ab *abbrev, s *siteAttrs) bool {
 // decodeSiteAttrs is siteAttrsAt without debug/dwarf: false for an entry
 // it leaves to debug/dwarf.
 func (w *worker) decodeSiteAttrs(off dwarf.Offset, ab *abbrev, s *siteAttrs) bool {
-	u := w.u
-	if ab.foreign || u.version < 4 || u.asize != 4 && u.asize != 8 {
+	if !w.fastLook {
 		return false
 	}
-	info := w.o.debug[".debug_info"]
-	c := dwarfbuf.Make(".debug_info", w.o.order, 0, info[:u.end])
+	c := dwarfbuf.Make(".debug_info", w.o.order, 0, w.o.debug[".debug_info"][:w.u.end])
 	c.Skip(uint64(off))
 	c.Uleb() // the abbreviation code
 	*s = siteAttrs{off: off}
+	return w.decodeAttrs(&c, ab, s.slot)
+}
+
+// decodeAttrs reads the attributes of an entry of the unit being read
+// (abbreviation ab, c just past its code) into the slots slot gives
+// (nil: one not kept; a slot already set keeps the first value); false
+// for an entry left to debug/dwarf. Only with w.fastLook.
+func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) *attrVal) bool {
+	u := w.u
+	if ab.foreign {
+		return false
+	}
 	osz := offSize(u)
 	for i, form := range ab.forms {
 		if !fastForm(form) {
 			return false
 		}
-		v := s.slot(ab.attrs[i])
+		v := slot(ab.attrs[i])
 		if v != nil && v.present() {
 			v = nil // Entry.Val takes the first
 		}
 		if v == nil {
-			skipForm(&c, form, u, 0)
+			skipForm(c, form, u, 0)
 			if c.Err() != nil {
 				return false
 			}
@@ -224,7 +238,7 @@ func (w *worker) decodeSiteAttrs(off dwarf.Offset, ab *abbrev, s *siteAttrs) boo
 		case formFlagPresent:
 			v.class, v.kind, v.u = dwarf.ClassFlag, valBool, 1
 		case formRef1, formRef2, formRef4, formRef8:
-			v.class, v.kind, v.u = dwarf.ClassReference, valOffset, uint64(dwarf.Offset(readUnitRef(&c, form, u)))
+			v.class, v.kind, v.u = dwarf.ClassReference, valOffset, uint64(dwarf.Offset(readUnitRef(c, form, u)))
 		case formString:
 			v.class, v.kind, v.s = dwarf.ClassString, valString, string(c.CString())
 		case formStrp, formLineStrp:

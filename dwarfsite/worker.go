@@ -56,6 +56,10 @@ type worker struct {
 	// tab is the unit's abbreviation table, its memory reused by the next
 	// unit.
 	tab abbrevTable
+	// look reads the entries funcAt and typeAt refer to (look.go);
+	// fastLook: with the worker's own decoder, in the unit being read.
+	look     lookReader
+	fastLook bool
 	// attrs is the entry being read (siteAttrsAt).
 	attrs siteAttrs
 	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
@@ -114,6 +118,7 @@ func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker 
 		abbrevs: make(map[uint64]*abbrevTable),
 	}
 	w.addrxFn = w.addrx
+	w.look.w = w
 	return w
 }
 
@@ -148,6 +153,11 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	clear(w.files)
 	w.u = u
 	w.ll, w.llSet = nil, false
+	// Older units spell pointer classes as constants, which debug/dwarf
+	// tells apart by attribute; objects with forms it cannot decode
+	// check every entry it reads (badform.go): both stay with it.
+	w.fastLook = !w.o.foreign && u.version >= 4 && (u.asize == 4 || u.asize == 8)
+	w.look.c = dwarfbuf.Make(".debug_info", w.o.order, 0, nil)
 	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
 		w.fmt.RefSize = 8
@@ -787,37 +797,37 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	cur := off
 	hops := 0
 	for ; hops < maxOriginHops; hops++ {
-		w.lk.Seek(cur)
-		e, err := w.next(w.lk)
+		w.look.Seek(cur)
+		e, err := w.look.Next()
 		if err != nil {
 			return nil, fmt.Errorf("abstract origin .debug_info+0x%x: %v", cur, err)
 		}
-		if e == nil || e.Tag == 0 {
+		if e == nil || e.tag == 0 {
 			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is not an entry"}
 		}
-		if e.Tag != dwarf.TagSubprogram {
-			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is a " + e.Tag.String() + ", not a subprogram"}
+		if e.tag != dwarf.TagSubprogram {
+			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is a " + e.tag.String() + ", not a subprogram"}
 		}
 		if fn.Name == "" {
-			fn.Name, _ = e.Val(dwarf.AttrName).(string)
+			fn.Name, _ = e.name.str()
 		}
 		if declFile < 0 {
-			if v, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+			if v, ok := e.declFile.int(); ok {
 				declFile, declUnit = v, w.unitOf(cur)
-				if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+				if l, ok := e.declLine.int(); ok {
 					fn.DeclLine = int(l)
 				}
 			}
 		}
 		if !hasRet {
-			retType, hasRet = e.Val(dwarf.AttrType).(dwarf.Offset)
+			retType, hasRet = e.typ.offset()
 		}
-		if !hasParams && e.Children {
+		if !hasParams && e.children {
 			paramsAt, hasParams = cur, true
 		}
-		next, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		next, ok := e.origin.offset()
 		if !ok {
-			next, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			next, ok = e.specification.offset()
 		}
 		if !ok {
 			break
@@ -833,30 +843,30 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	fi := &funcInfo{fn: fn, paramIdx: make(map[dwarf.Offset]int)}
 	var typeOffs []dwarf.Offset
 	if hasParams {
-		w.lk.Seek(paramsAt)
-		w.next(w.lk)
+		w.look.Seek(paramsAt)
+		w.look.Next()
 		for {
-			e, err := w.next(w.lk)
+			e, err := w.look.Next()
 			if err != nil {
 				return nil, fmt.Errorf("parameters of %s at .debug_info+0x%x: %v", fn.Name, paramsAt, err)
 			}
-			if e == nil || e.Tag == 0 {
+			if e == nil || e.tag == 0 {
 				break
 			}
-			switch e.Tag {
+			switch e.tag {
 			case dwarf.TagFormalParameter:
 				p := site.Param{}
-				p.Name, _ = e.Val(dwarf.AttrName).(string)
-				to, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
+				p.Name, _ = e.name.str()
+				to, _ := e.typ.offset()
 				p.TypeOff = uint64(to)
-				fi.paramIdx[e.Offset] = len(fn.Params)
+				fi.paramIdx[e.off] = len(fn.Params)
 				fn.Params = append(fn.Params, p)
 				typeOffs = append(typeOffs, to)
 			case dwarf.TagUnspecifiedParameters:
 				fn.Variadic = true
 			}
-			if e.Children {
-				w.lk.SkipChildren()
+			if e.children {
+				w.look.SkipChildren()
 			}
 		}
 	}
@@ -886,18 +896,14 @@ var unknownType = &typeInfo{name: "?", ct: &site.CType{Name: "?"}, size: -1}
 // subrangeCount is the element count of a DW_TAG_subrange_type: its
 // DW_AT_count, or DW_AT_upper_bound + 1 (C arrays start at 0); -1 when
 // neither is a constant (flexible arrays, VLAs).
-func subrangeCount(e *dwarf.Entry) int64 {
-	switch v := e.Val(dwarf.AttrCount).(type) {
-	case int64:
-		return v
-	case uint64:
-		return int64(v)
+func subrangeCount(e *lookEntry) int64 {
+	switch e.count.kind {
+	case valInt, valUint:
+		return int64(e.count.u)
 	}
-	switch v := e.Val(dwarf.AttrUpperBound).(type) {
-	case int64:
-		return v + 1
-	case uint64:
-		return int64(v) + 1
+	switch e.upperBound.kind {
+	case valInt, valUint:
+		return int64(e.upperBound.u) + 1
 	}
 	return -1
 }
@@ -910,19 +916,22 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 	if depth > maxTypeDepth {
 		return unknownType
 	}
-	w.lk.Seek(off)
-	e, err := w.next(w.lk)
-	if err != nil || e == nil || e.Tag == 0 {
+	w.look.Seek(off)
+	le, err := w.look.Next()
+	if err != nil || le == nil || le.tag == 0 {
 		return unknownType
 	}
+	// The reader's entry is overwritten by the reads below.
+	e := new(lookEntry)
+	*e = *le
 	// Guard against cycles through corrupt references.
 	w.types[off] = unknownType
-	name, _ := e.Val(dwarf.AttrName).(string)
-	size, hasSize := e.Val(dwarf.AttrByteSize).(int64)
+	name, _ := e.name.str()
+	size, hasSize := e.byteSize.int()
 	if !hasSize {
 		size = -1
 	}
-	inner, hasInner := e.Val(dwarf.AttrType).(dwarf.Offset)
+	inner, hasInner := e.typ.offset()
 	t := &typeInfo{size: size, ct: &site.CType{Kind: site.CNamed, Name: name}}
 	in := func() *typeInfo {
 		if !hasInner {
@@ -930,9 +939,9 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 		return w.typeAt(inner, depth+1)
 	}
-	switch e.Tag {
+	switch e.tag {
 	case dwarf.TagBaseType:
-		enc, _ := e.Val(dwarf.AttrEncoding).(int64)
+		enc, _ := e.encoding.int()
 		t.signed = enc == 0x05 || enc == 0x06 || enc == 0x0d // signed, signed_char, signed_fixed
 	case dwarf.TagUnspecifiedType:
 		if name == "" {
@@ -943,15 +952,15 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			t.size = int64(w.fmt.AddrSize)
 		}
 		star := "*"
-		if e.Tag == dwarf.TagReferenceType {
+		if e.tag == dwarf.TagReferenceType {
 			star = "&"
-		} else if e.Tag == dwarf.TagRvalueReferenceType {
+		} else if e.tag == dwarf.TagRvalueReferenceType {
 			star = "&&"
 		}
 		t.ct = &site.CType{Kind: site.CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
-			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.Tag]
+			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.tag]
 		it := in()
 		t.size, t.signed = it.size, it.signed
 		t.ct = &site.CType{Kind: site.CQual, Name: q, Elem: it.ct}
@@ -963,12 +972,12 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
 		kw := map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
-			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.Tag]
+			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.tag]
 		if name == "" {
 			name = "{...}"
 		}
 		t.ct.Name = kw + " " + name
-		if e.Tag == dwarf.TagEnumerationType && hasInner {
+		if e.tag == dwarf.TagEnumerationType && hasInner {
 			it := w.typeAt(inner, depth+1)
 			t.signed = it.signed
 			if t.size < 0 {
@@ -980,17 +989,17 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// outermost first; read them before recursing, which moves the
 		// lookup reader.
 		var dims []int64
-		if e.Children {
+		if e.children {
 			for {
-				c, err := w.next(w.lk)
-				if err != nil || c == nil || c.Tag == 0 {
+				c, err := w.look.Next()
+				if err != nil || c == nil || c.tag == 0 {
 					break
 				}
-				if c.Tag == dwarf.TagSubrangeType {
+				if c.tag == dwarf.TagSubrangeType {
 					dims = append(dims, subrangeCount(c))
 				}
-				if c.Children {
-					w.lk.SkipChildren()
+				if c.children {
+					w.look.SkipChildren()
 				}
 			}
 		}
@@ -1007,20 +1016,20 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// reader is reused by the recursion.
 		var args []dwarf.Offset
 		fn := &site.CType{Kind: site.CFunc}
-		if e.Children {
+		if e.children {
 			for {
-				c, err := w.next(w.lk)
-				if err != nil || c == nil || c.Tag == 0 {
+				c, err := w.look.Next()
+				if err != nil || c == nil || c.tag == 0 {
 					break
 				}
-				if c.Tag == dwarf.TagFormalParameter {
-					a, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+				if c.tag == dwarf.TagFormalParameter {
+					a, _ := c.typ.offset()
 					args = append(args, a)
-				} else if c.Tag == dwarf.TagUnspecifiedParameters {
+				} else if c.tag == dwarf.TagUnspecifiedParameters {
 					fn.Variadic = true
 				}
-				if c.Children {
-					w.lk.SkipChildren()
+				if c.children {
+					w.look.SkipChildren()
 				}
 			}
 		}
