@@ -75,6 +75,7 @@ type lookReader struct {
 	hasLast  bool
 	lastOff  dwarf.Offset
 	seekOff  dwarf.Offset
+	skipped  bool         // its children were skipped since
 	children bool         // of the last entry
 	sibling  dwarf.Offset // its DW_AT_sibling, 0 if none
 	e        lookEntry
@@ -85,7 +86,7 @@ type lookReader struct {
 func (r *lookReader) Seek(off dwarf.Offset) {
 	w := r.w
 	u := w.u
-	r.hasLast, r.seekOff, r.children, r.sibling = false, off, false, 0
+	r.hasLast, r.seekOff, r.children, r.sibling, r.skipped = false, off, false, 0, false
 	r.fast = w.fastLook && off >= u.dieOff && off < u.end
 	if !r.fast {
 		w.lk.Seek(off)
@@ -102,6 +103,9 @@ func (r *lookReader) slow() {
 	if r.hasLast {
 		w.lk.Seek(r.lastOff)
 		w.next(w.lk)
+		if r.skipped {
+			w.lk.SkipChildren()
+		}
 	} else {
 		w.lk.Seek(r.seekOff)
 	}
@@ -113,7 +117,7 @@ func (r *lookReader) Next() (*lookEntry, error) {
 	if r.fast {
 		off := dwarf.Offset(r.c.Off())
 		if ok := r.decode(&r.e); ok {
-			r.hasLast, r.lastOff = true, off
+			r.hasLast, r.lastOff, r.skipped = true, off, false
 			r.children, r.sibling = r.e.children, 0
 			if r.e.children {
 				r.sibling, _ = r.e.sibling.offset()
@@ -162,15 +166,16 @@ func (r *lookReader) SkipChildren() {
 	if !r.children {
 		return
 	}
-	if !r.skip(r.children, r.sibling) {
+	// Reader.SkipChildren goes to the next unit from a unit's entry.
+	if r.e.tag == dwarf.TagCompileUnit || r.e.tag == dwarf.TagPartialUnit || !r.skip(r.children, r.sibling) {
 		r.slow()
 		r.w.lk.SkipChildren()
 		return
 	}
-	// A hand-over now starts here; and like Reader.SkipChildren (a Seek
-	// to the sibling, or a walk ending on the null entry) this leaves no
-	// entry whose children a second call would skip.
-	r.hasLast, r.seekOff, r.children, r.sibling = false, dwarf.Offset(r.c.Off()), false, 0
+	// A hand-over now replays the skip too; and like Reader.SkipChildren
+	// (a Seek to the sibling, or a walk ending on the null entry) this
+	// leaves no entry whose children a second call would skip.
+	r.skipped, r.children, r.sibling = true, false, 0
 }
 
 // skip passes over the children of an entry (with the sibling it named)
