@@ -50,8 +50,10 @@ func (e *Error) Error() string {
 // may be shared.
 type Converter struct {
 	d   *dwarf.Data
-	r   *dwarf.Reader
+	r   Reader
 	dst *btf.Spec
+	// newReader makes the readers of c and of its probes (SetReaders).
+	newReader func() Reader
 
 	cache   map[dwarf.Offset]btf.TypeID
 	busy    map[dwarf.Offset]bool // being converted
@@ -77,6 +79,23 @@ type Converter struct {
 	// errNeedsNew, and nothing is cached for it or what contains it.
 	probe  bool
 	voided map[dwarf.Offset]bool // probe: offsets mapped to void
+}
+
+// Reader is what the converter reads DIEs with: a *dwarf.Reader of its
+// dwarf.Data, or a reader that gives the same entries (an entry need stay
+// valid only until the next call).
+type Reader interface {
+	Seek(dwarf.Offset)
+	Next() (*dwarf.Entry, error)
+	SkipChildren()
+}
+
+// SetReaders makes c (and the probes of its Prefetch) read DIEs with
+// readers from newReader instead of dwarf.Readers; each is used by one
+// goroutine. Nothing converted changes.
+func (c *Converter) SetReaders(newReader func() Reader) {
+	c.newReader = newReader
+	c.r = newReader()
 }
 
 type pair struct {

@@ -31,6 +31,7 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 	w := newWorker(x.o, x.d, x.units, &Options{})
 	info := x.o.debug[".debug_info"]
 	ref := x.d.Reader()
+	er, raw := x.EntryReader(), x.d.Reader()
 	for i := range x.units {
 		u := &x.units[i]
 		w.u = u
@@ -71,6 +72,23 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 					t.Fatalf("%s+%#x: site attributes\n got %+v\nwant %+v", path, off, got, want)
 				}
 			}
+			// The EntryReader against a plain dwarf.Reader (no
+			// worker.next): the entry, and the one after its children.
+			raw.Seek(off)
+			re, err := raw.Next()
+			er.Seek(off)
+			ge, gerr := er.Next()
+			if (err == nil) != (gerr == nil) || err == nil && !reflect.DeepEqual(re, ge) {
+				t.Fatalf("%s+%#x: EntryReader\n got %+v (%v)\nwant %+v (%v)", path, off, ge, gerr, re, err)
+			}
+			raw.SkipChildren()
+			er.SkipChildren()
+			re, err = raw.Next()
+			ge, gerr = er.Next()
+			if (err == nil) != (gerr == nil) || err == nil && !reflect.DeepEqual(re, ge) {
+				t.Fatalf("%s+%#x: EntryReader after the children\n got %+v (%v)\nwant %+v (%v)", path, off, ge, gerr, re, err)
+			}
+
 			var wantL lookEntry
 			wantL.fromEntry(e)
 			w.look.Seek(off)
