@@ -282,11 +282,6 @@ func (c *Converter) typeByID(id btf.TypeID) (*btf.Type, error) {
 	return c.dst.TypeByID(id)
 }
 
-func (c *Converter) name(t *btf.Type) string {
-	n, _ := c.dst.StringAt(t.NameOff)
-	return n
-}
-
 // reserve hands out the id of a new type whose record is filled in later
 // (set), so that cycles through it resolve to it.
 func (c *Converter) reserve() btf.TypeID {

@@ -60,6 +60,9 @@ type worker struct {
 	// fastLook: with the worker's own decoder, in the unit being read.
 	look     lookReader
 	fastLook bool
+	// spare are pendingSites done with, for newSite (their params'
+	// memory kept).
+	spare []*pendingSite
 	// attrs is the entry being read (siteAttrsAt).
 	attrs siteAttrs
 	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
@@ -88,6 +91,11 @@ type pendingSite struct {
 	view   uint64
 	ranges [][2]uint64 // layout addresses
 	params []paramEntry
+	// The memory of site and of a single range: a pendingSite is reused
+	// once its site is appended (worker.spare), so neither is allocated
+	// per site.
+	siteVal site.Site
+	one     [1][2]uint64
 }
 
 type paramEntry struct {
@@ -222,6 +230,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		if code == 0 {
 			if ps := stack[len(stack)-1].ps; ps != nil {
 				sites = w.finish(ps, sites)
+				w.recycle(ps)
 			}
 			stack = stack[:len(stack)-1]
 			continue
@@ -262,12 +271,13 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 				}
 			} else {
 				w.stats.Entries++
-				ps = &pendingSite{}
+				ps = w.pending()
 			}
 			if ab.children {
 				stack = append(stack, frame{ps: ps, sibling: sibling})
 			} else {
 				sites = w.finish(ps, sites)
+				w.recycle(ps)
 			}
 			continue
 		case ab.tag == dwarf.TagFormalParameter && parent != nil:
@@ -333,7 +343,7 @@ func (w *worker) resume(c *dwarfbuf.Buf, unit []byte, off dwarf.Offset, sibling 
 // has no address, is filtered out or cannot be read.
 func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 	w.stats.Entries++
-	ps := &pendingSite{}
+	ps := w.pending()
 	var ranges [][2]uint64
 	var err error
 	if !e.ranges.present() {
@@ -343,9 +353,11 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 		if hf := &e.highpc; ok1 && hf.present() {
 			switch hf.kind {
 			case valUint:
-				ranges = [][2]uint64{{lo, hf.u}}
+				ps.one[0] = [2]uint64{lo, hf.u}
+				ranges = ps.one[:]
 			case valInt:
-				ranges = [][2]uint64{{lo, lo + hf.u}}
+				ps.one[0] = [2]uint64{lo, lo + hf.u}
+				ranges = ps.one[:]
 			}
 		}
 	} else {
@@ -412,7 +424,8 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 		w.stats.Filtered++
 		return ps
 	}
-	s := &site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
+	s := &ps.siteVal
+	*s = site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
 	if c := w.o.caller(addr); c != nil {
 		s.Caller, s.CallerOff = c.name, addr-c.addr
 	}
@@ -446,6 +459,24 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 	}
 	ps.site, ps.fi, ps.addr, ps.ranges = s, fi, addr, ranges
 	return ps
+}
+
+// pending is a cleared pendingSite.
+func (w *worker) pending() *pendingSite {
+	if n := len(w.spare); n > 0 {
+		ps := w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		return ps
+	}
+	return &pendingSite{}
+}
+
+// recycle takes back a pendingSite whose site was appended (by value)
+// and which nothing refers to any more.
+func (w *worker) recycle(ps *pendingSite) {
+	clear(ps.params)
+	*ps = pendingSite{params: ps.params[:0]}
+	w.spare = append(w.spare, ps)
 }
 
 // finish evaluates the parameters of a site and appends it.
