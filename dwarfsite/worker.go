@@ -252,6 +252,14 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 			}
 			continue
 		}
+		// A type's children (members, enumerators, dimensions,
+		// arguments) hold no inline site: pass over them to the sibling,
+		// half of a kernel's entries.
+		if ab.children && sibling > uint64(c.Off()) && sibling < uint64(u.end) && typeTag(ab.tag) {
+			c.Reset(0, info[:u.end])
+			c.Skip(sibling)
+			continue
+		}
 		parent := stack[len(stack)-1].ps
 		switch {
 		case ab.tag == dwarf.TagInlinedSubroutine:
@@ -302,6 +310,16 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, err)
 	}
 	return sites
+}
+
+// typeTag tells the tags of types, whose children are parts of the type.
+func typeTag(t dwarf.Tag) bool {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType,
+		dwarf.TagArrayType, dwarf.TagSubroutineType:
+		return true
+	}
+	return false
 }
 
 // resume recovers from an entry at off whose attributes could not be read
