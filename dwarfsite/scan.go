@@ -11,8 +11,8 @@ import (
 // entry into allocated values; a vmlinux has 14 million entries of which
 // under a million matter here (inlined subroutines and their parameters).
 // The scanner walks the tree by abbreviation code and attribute forms,
-// skipping attributes without decoding them, and hands only the entries
-// that matter to debug/dwarf.
+// skipping attributes without decoding them, and decodes only the
+// entries that matter (entry.go).
 
 // DWARF forms (DWARF 5 section 7.5.6, plus GNU alternates).
 const (
