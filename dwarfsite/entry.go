@@ -8,7 +8,7 @@ import (
 )
 
 // The attributes of the entries read per site. A vmlinux has about
-// 310,000 inlined subroutine entries and as many parameter entries under
+// 310,000 inlined subroutine entries and 480,000 parameter entries under
 // them; debug/dwarf's Reader gives each an allocated Entry, a slice of
 // Fields and a boxed value per attribute, which was a third of the
 // objects an encode allocated. The worker decodes the few attributes it

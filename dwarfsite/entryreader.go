@@ -11,7 +11,7 @@ import (
 // EntryReader reads the entries of an Object as a debug/dwarf Reader does
 // (Seek, Next, SkipChildren, to the same entries, values and classes),
 // for a reader of many entries that keeps none: the type converter of
-// package dedup reads 1.7 million of a vmlinux. It decodes an entry
+// package dedup reads 930,000 of a vmlinux. It decodes an entry
 // itself when its unit and forms allow (as the worker does: no strx or
 // addrx forms, DWARF 4 or later) into one Entry it reuses, and hands the
 // walk over to a debug/dwarf Reader, the last entry replayed on it, for

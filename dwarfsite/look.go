@@ -8,7 +8,7 @@ import (
 
 // The lookup reader: the entries an inlined subroutine refers to (its
 // abstract origin, the parameters and types of that) are read by funcAt
-// and typeAt, 2 million of them in a vmlinux. lookReader reads them as
+// and typeAt, 610,000 of them in a vmlinux. lookReader reads them as
 // debug/dwarf's Reader would (Seek, Next, SkipChildren), with the
 // worker's own decoder while the entries are those of the unit being
 // read, and hands over to debug/dwarf (w.lk) for the rest of a walk the

@@ -218,7 +218,7 @@ func File(path string, o Options) (*Result, error) {
 
 	dst := btf.NewSpec(own)
 	conv := dedup.NewOn(dw.Data(), dst, types)
-	// The converter reads 1.7 million DIEs of a vmlinux: with the DWARF
+	// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
 	// reader's own decoder, no Entry and Field slice are allocated each.
 	conv.SetReaders(func() dedup.Reader { return dw.EntryReader() })
 	ptr := uint32(8)
