@@ -253,8 +253,8 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 			continue
 		}
 		// A type's children (members, enumerators, dimensions,
-		// arguments) hold no inline site: pass over them to the sibling,
-		// half of a kernel's entries.
+		// arguments) hold no inline site: pass over them to the sibling
+		// rather than walk them.
 		if ab.children && sibling > uint64(c.Off()) && sibling < uint64(u.end) && typeTag(ab.tag) {
 			c.Reset(0, info[:u.end])
 			c.Skip(sibling)
