@@ -90,6 +90,12 @@ type Reader interface {
 	SkipChildren()
 }
 
+// Attrs are the attributes the converter reads of a DIE (a Reader may
+// leave the others out of its entries).
+var Attrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrByteSize, dwarf.AttrType, dwarf.AttrDeclaration,
+	dwarf.AttrEncoding, dwarf.AttrConstValue, dwarf.AttrCount, dwarf.AttrUpperBound, dwarf.AttrLowerBound,
+	dwarf.AttrBitSize, dwarf.AttrDataBitOffset, dwarf.AttrDataMemberLoc, dwarf.AttrBitOffset}
+
 // SetReaders makes c (and the probes of its Prefetch) read DIEs with
 // readers from newReader instead of dwarf.Readers; each is used by one
 // goroutine. Nothing converted changes.

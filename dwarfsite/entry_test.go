@@ -32,6 +32,8 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 	info := x.o.debug[".debug_info"]
 	ref := x.d.Reader()
 	er, raw := x.EntryReader(), x.d.Reader()
+	kept := []dwarf.Attr{dwarf.AttrName, dwarf.AttrType, dwarf.AttrByteSize, dwarf.AttrDataMemberLoc, dwarf.AttrUpperBound}
+	of := x.EntryReaderOf(kept...)
 	for i := range x.units {
 		u := &x.units[i]
 		w.u = u
@@ -80,6 +82,17 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 			ge, gerr := er.Next()
 			if (err == nil) != (gerr == nil) || err == nil && !reflect.DeepEqual(re, ge) {
 				t.Fatalf("%s+%#x: EntryReader\n got %+v (%v)\nwant %+v (%v)", path, off, ge, gerr, re, err)
+			}
+			// EntryReaderOf: the same entry, in the attributes kept.
+			of.Seek(off)
+			if oe, oerr := of.Next(); (oerr == nil) != (err == nil) || err == nil && (oe.Offset != re.Offset || oe.Tag != re.Tag || oe.Children != re.Children) {
+				t.Fatalf("%s+%#x: EntryReaderOf: %+v (%v), want %+v", path, off, oe, oerr, re)
+			} else if err == nil {
+				for _, at := range append(kept, dwarf.AttrSibling) {
+					if g, w := oe.AttrField(at), re.AttrField(at); !reflect.DeepEqual(g, w) {
+						t.Fatalf("%s+%#x: EntryReaderOf %v: %+v, want %+v", path, off, at, g, w)
+					}
+				}
 			}
 			raw.SkipChildren()
 			er.SkipChildren()

@@ -40,6 +40,8 @@ type EntryReader struct {
 	sibling          dwarf.Offset
 	e                dwarf.Entry
 	fields           []dwarf.Field
+	// keep, when set, are the attributes (below 256) an Entry holds.
+	keep *[4]uint64
 }
 
 // maxEntryReaderTables bounds the tables an EntryReader keeps; beyond it
@@ -49,6 +51,21 @@ const maxEntryReaderTables = 8
 // EntryReader returns a new EntryReader of x.
 func (x *Object) EntryReader() *EntryReader {
 	return &EntryReader{x: x, lk: x.d.Reader(), c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil)}
+}
+
+// EntryReaderOf is EntryReader for a reader that looks at the attributes
+// attrs only (each below 256): the Entries it decodes itself hold those
+// (and DW_AT_sibling) alone, with the values and classes debug/dwarf
+// gives them, and the others are passed over undecoded.
+func (x *Object) EntryReaderOf(attrs ...dwarf.Attr) *EntryReader {
+	r := x.EntryReader()
+	r.keep = new([4]uint64)
+	for _, at := range append(attrs, dwarf.AttrSibling) {
+		if at < 256 {
+			r.keep[at/64] |= 1 << (at % 64)
+		}
+	}
+	return r
 }
 
 // Seek is dwarf.Reader.Seek.
@@ -152,6 +169,13 @@ func (r *EntryReader) fieldsOf(ab *abbrev, fs []dwarf.Field) ([]dwarf.Field, boo
 	osz := offSize(u)
 	for i, form := range ab.forms {
 		at := ab.attrs[i]
+		if k := r.keep; k != nil && (at >= 256 || k[at/64]&(1<<(at%64)) == 0) {
+			skipForm(c, form, u, 0)
+			if c.Err() != nil {
+				return fs, false
+			}
+			continue
+		}
 		f := dwarf.Field{Attr: at, Class: formClass(form, at)}
 		switch form {
 		case formAddr:
