@@ -193,6 +193,14 @@ func (s *Spec) StringAt(off uint32) (string, error) {
 	return string(b), nil
 }
 
+// StringIs reports whether the string at off is str (a bad offset reads
+// as "", as StringAt gives it), without the allocation of StringAt: the
+// type converter compares a name this way for every candidate.
+func (s *Spec) StringIs(off uint32, str string) bool {
+	b, _ := s.stringBytes(off)
+	return string(b) == str
+}
+
 // stringBytes is StringAt without the allocation; ok is false for a bad
 // offset.
 func (s *Spec) stringBytes(off uint32) ([]byte, bool) {

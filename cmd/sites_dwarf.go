@@ -47,6 +47,10 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 		return nil, nil, err
 	}
 	defer f.Close()
+	// Give back the pages of the mapped file as encode does: a vmlinux's
+	// DWARF would otherwise stay resident (300 MB).
+	stop := f.ReleaseEvery(dwarfsite.ReleaseInterval)
+	defer stop()
 	// The kprobe rules of FILE's own tables: where a probe may move to
 	// (ProbeBlock) and, for --traceable, which sites a kprobe takes.
 	var rules *kprobe.Rules

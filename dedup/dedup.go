@@ -50,8 +50,10 @@ func (e *Error) Error() string {
 // may be shared.
 type Converter struct {
 	d   *dwarf.Data
-	r   *dwarf.Reader
+	r   Reader
 	dst *btf.Spec
+	// newReader makes the readers of c and of its probes (SetReaders).
+	newReader func() Reader
 
 	cache   map[dwarf.Offset]btf.TypeID
 	busy    map[dwarf.Offset]bool // being converted
@@ -77,6 +79,29 @@ type Converter struct {
 	// errNeedsNew, and nothing is cached for it or what contains it.
 	probe  bool
 	voided map[dwarf.Offset]bool // probe: offsets mapped to void
+}
+
+// Reader is what the converter reads DIEs with: a *dwarf.Reader of its
+// dwarf.Data, or a reader that gives the same entries (an entry need stay
+// valid only until the next call).
+type Reader interface {
+	Seek(dwarf.Offset)
+	Next() (*dwarf.Entry, error)
+	SkipChildren()
+}
+
+// Attrs are the attributes the converter reads of a DIE (a Reader may
+// leave the others out of its entries).
+var Attrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrByteSize, dwarf.AttrType, dwarf.AttrDeclaration,
+	dwarf.AttrEncoding, dwarf.AttrConstValue, dwarf.AttrCount, dwarf.AttrUpperBound, dwarf.AttrLowerBound,
+	dwarf.AttrBitSize, dwarf.AttrDataBitOffset, dwarf.AttrDataMemberLoc, dwarf.AttrBitOffset}
+
+// SetReaders makes c (and the probes of its Prefetch) read DIEs with
+// readers from newReader instead of dwarf.Readers; each is used by one
+// goroutine. Nothing converted changes.
+func (c *Converter) SetReaders(newReader func() Reader) {
+	c.newReader = newReader
+	c.r = newReader()
 }
 
 type pair struct {
@@ -261,11 +286,6 @@ func (c *Converter) typeByID(id btf.TypeID) (*btf.Type, error) {
 		return &c.pending[id-c.first], nil
 	}
 	return c.dst.TypeByID(id)
-}
-
-func (c *Converter) name(t *btf.Type) string {
-	n, _ := c.dst.StringAt(t.NameOff)
-	return n
 }
 
 // reserve hands out the id of a new type whose record is filled in later

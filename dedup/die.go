@@ -260,16 +260,16 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 		if d.enc == encFloat {
 			want = btf.KindFloat
 		}
-		return (k == want || want == btf.KindFloat && k == btf.KindInt) && c.name(t) == d.name && int64(t.SizeType) == d.size
+		return (k == want || want == btf.KindFloat && k == btf.KindInt) && c.dst.StringIs(t.NameOff, d.name) && int64(t.SizeType) == d.size
 	case dwarf.TagPointerType:
 		return k == btf.KindPtr && c.eqPointee(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType:
 		return k == refKind(d.tag) && c.eq(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
 	case dwarf.TagTypedef:
-		return k == btf.KindTypedef && c.name(t) == d.name && c.eq(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
+		return k == btf.KindTypedef && c.dst.StringIs(t.NameOff, d.name) && c.eq(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
 		sk := structKind(d.tag)
-		if c.name(t) != d.name {
+		if !c.dst.StringIs(t.NameOff, d.name) {
 			return false
 		}
 		if k == btf.KindFwd {
@@ -291,8 +291,7 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 		}
 		for i, m := range ms {
 			bo, bs := t.MemberBitOffset(bm[i])
-			n, _ := c.dst.StringAt(bm[i].NameOff)
-			if n != m.name || int64(bo) != m.bitOff || int64(bs) != m.bitSize {
+			if !c.dst.StringIs(bm[i].NameOff, m.name) || int64(bo) != m.bitOff || int64(bs) != m.bitSize {
 				return false
 			}
 		}
@@ -303,7 +302,7 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 		}
 		return true
 	case dwarf.TagEnumerationType:
-		if (k != btf.KindEnum && k != btf.KindEnum64) || c.name(t) != d.name {
+		if (k != btf.KindEnum && k != btf.KindEnum64) || !c.dst.StringIs(t.NameOff, d.name) {
 			return false
 		}
 		es := d.enumerators()
@@ -325,8 +324,7 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 			return false
 		}
 		for i, e := range es {
-			n, _ := c.dst.StringAt(vs[i].NameOff)
-			if n != e.name || uint64(vs[i].Value)&mask(d.size) != uint64(e.value)&mask(d.size) {
+			if !c.dst.StringIs(vs[i].NameOff, e.name) || uint64(vs[i].Value)&mask(d.size) != uint64(e.value)&mask(d.size) {
 				return false
 			}
 		}
@@ -415,9 +413,9 @@ func (c *Converter) eqPointee0(off dwarf.Offset, id btf.TypeID, visited map[pair
 		k := t.Kind()
 		union := d.tag == dwarf.TagUnionType
 		if k == btf.KindFwd {
-			return t.KindFlag() == union && c.name(t) == d.name
+			return t.KindFlag() == union && c.dst.StringIs(t.NameOff, d.name)
 		}
-		return k == structKind(d.tag) && c.name(t) == d.name
+		return k == structKind(d.tag) && c.dst.StringIs(t.NameOff, d.name)
 	}
 	return c.eq(off, id, visited, depth)
 }

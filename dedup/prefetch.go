@@ -81,7 +81,11 @@ func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
 // probeCopy is a probe Converter on c's chain and DWARF, with caches of its
 // own.
 func (c *Converter) probeCopy() *Converter {
-	return &Converter{d: c.d, r: c.d.Reader(), dst: c.dst,
+	var r Reader = c.d.Reader()
+	if c.newReader != nil {
+		r = c.newReader()
+	}
+	return &Converter{d: c.d, r: r, newReader: c.newReader, dst: c.dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{},
 		dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: c.first, pending: nil, layers: c.layers,

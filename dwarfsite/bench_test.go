@@ -1,9 +1,12 @@
 package dwarfsite
 
 import (
+	"debug/dwarf"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -30,4 +33,51 @@ func BenchmarkFixtureSites(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkEntryReader walks every entry of a module with EntryReader and
+// with debug/dwarf's Reader (what the type converter reads through):
+// the allocations per entry are what EntryReader saves.
+func BenchmarkEntryReader(b *testing.B) {
+	path := filepath.Join(fixtureDir, "sites-x86_64.o")
+	if dir := os.Getenv("BTFI_KERNEL_DATA"); dir != "" {
+		path = filepath.Join(dir, "modules", "xfs.ko")
+	}
+	f, err := elfobj.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	x, err := Load(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type reader interface {
+		Seek(dwarf.Offset)
+		Next() (*dwarf.Entry, error)
+	}
+	walk := func(b *testing.B, r reader) {
+		b.ReportAllocs()
+		for b.Loop() {
+			n := 0
+			// Unit by unit, as the converter seeks: up to the next
+			// unit's entry.
+			for _, u := range x.units {
+				r.Seek(u.dieOff)
+				for first := true; ; first = false {
+					e, err := r.Next()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if e == nil || !first && e.Tag == dwarf.TagCompileUnit {
+						break
+					}
+					n++
+				}
+			}
+			b.ReportMetric(float64(n), "entries")
+		}
+	}
+	b.Run("EntryReader", func(b *testing.B) { walk(b, x.EntryReader()) })
+	b.Run("dwarf.Reader", func(b *testing.B) { walk(b, x.Data().Reader()) })
 }

@@ -57,10 +57,11 @@ func (w *worker) countAtBest(ps *pendingSite, entry, chosen []site.Location) {
 		}
 		var r int
 		switch {
-		case pe.loc == nil, pe.loc.Class != dwarf.ClassLocList && pe.loc.Class != dwarf.ClassLocListPtr:
+		case !pe.loc.present(), pe.loc.class != dwarf.ClassLocList && pe.loc.class != dwarf.ClassLocListPtr:
 			// A constant or a single expression holds everywhere, so at
 			// the entry pc.
-			l, _, _ := w.paramLoc(pe, point{pc: ps.addr, view: ps.view}, w.paramEnv(fi, i, atEntry), false)
+			env := w.paramEnv(fi, i, atEntry)
+			l, _, _ := w.paramLoc(pe, point{pc: ps.addr, view: ps.view}, &env, false)
 			l = w.fitParam(fi, i, l)
 			r = rank(&l)
 		default:
@@ -103,7 +104,7 @@ func (w *worker) rankInExpansion(ps *pendingSite, pe *paramEntry, i int, atEntry
 		}
 		// DW_OP_entry_value holds at the caller's first instruction.
 		env := w.paramEnv(ps.fi, i, atEntry && (e.Default || lo <= ps.addr && ps.addr < hi))
-		l, _ := w.exprLoc(e.Expr, ll.Name, e.ExprOff, env, warnf)
+		l, _ := w.exprLoc(e.Expr, ll.Name, e.ExprOff, &env, warnf)
 		l = w.fitParam(ps.fi, i, l)
 		if best = max(best, rank(&l)); best == 2 {
 			break

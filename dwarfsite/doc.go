@@ -16,11 +16,17 @@
 // goroutines take units in turn; results are kept per unit and merged in
 // unit order, then sorted, so the output is the same for any worker count).
 // A small scanner of our own walks each unit's entries by abbreviation and
-// form without decoding them (scan.go); only DW_TAG_inlined_subroutine
-// entries and the DW_TAG_formal_parameter entries directly under them are
-// decoded, by debug/dwarf. Abstract origins and types are looked up by
-// offset with a second reader and cached per unit (gcc keeps them in the
-// unit; a reference into another unit is followed the same way).
+// form without decoding them (scan.go), passing over a type's children
+// to its DW_AT_sibling; only DW_TAG_inlined_subroutine entries and the
+// DW_TAG_formal_parameter entries directly under them are decoded, the
+// few attributes used into typed values (entry.go). Abstract origins and
+// types are looked up by offset with a second reader (look.go) and cached
+// per unit (gcc keeps them in the unit; a reference into another unit is
+// followed the same way). Both decode as debug/dwarf does and leave to it
+// any entry whose forms they do not decode (strx, addrx, DWARF 2 and 3,
+// forms debug/dwarf lacks) or that does not decode, so every entry reads
+// alike either way (TestDecodersMatchDebugDWARF). EntryReader gives the
+// type converter the same.
 //
 // ET_REL. Go's debug/elf relocates only what File.DWARF loads, and a
 // module's sections all start at address 0. The reader lays out the

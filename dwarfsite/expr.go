@@ -37,6 +37,12 @@ type exprFormat struct {
 // sits (e.g. ".debug_loclists", its section offset) for error messages.
 // The result holds at most len(expr) instructions.
 func decodeExpr(expr []byte, f exprFormat, sec string, base int64) ([]instr, error) {
+	return decodeExprTo(nil, expr, f, sec, base)
+}
+
+// decodeExprTo is decodeExpr appending to out, for a caller that reuses
+// one buffer (an expression is decoded at every candidate probe address).
+func decodeExprTo(out []instr, expr []byte, f exprFormat, sec string, base int64) ([]instr, error) {
 	if f.AddrSize != 4 && f.AddrSize != 8 {
 		return nil, &FormatError{Section: sec, Offset: base, Msg: fmt.Sprintf("unsupported address size %d", f.AddrSize)}
 	}
@@ -45,7 +51,6 @@ func decodeExpr(expr []byte, f exprFormat, sec string, base int64) ([]instr, err
 	if refSize != 8 {
 		refSize = 4
 	}
-	var out []instr
 	for c.Left() > 0 {
 		in := instr{Off: c.Off(), opcode: opcode(c.U8())}
 		switch op := in.opcode; {

@@ -11,8 +11,8 @@ import (
 // entry into allocated values; a vmlinux has 14 million entries of which
 // under a million matter here (inlined subroutines and their parameters).
 // The scanner walks the tree by abbreviation code and attribute forms,
-// skipping attributes without decoding them, and hands only the entries
-// that matter to debug/dwarf.
+// skipping attributes without decoding them, and decodes only the
+// entries that matter (entry.go).
 
 // DWARF forms (DWARF 5 section 7.5.6, plus GNU alternates).
 const (
@@ -70,6 +70,10 @@ type abbrev struct {
 	children bool
 	fixed    int // byte size of all attributes if every form has a fixed size, else -1
 	forms    []uint64
+	attrs    []dwarf.Attr // attribute of each form
+	// implicit holds the DW_FORM_implicit_const value of each form (0 for
+	// the other forms).
+	implicit []int64
 	// sibling is the index in forms of DW_AT_sibling, -1 if none. The
 	// scanner reads it so that a failure inside a subtree can resume at
 	// the sibling instead of losing the rest of the unit.
@@ -77,11 +81,22 @@ type abbrev struct {
 	sibOff  int // byte offset of DW_AT_sibling in the attributes, when fixed >= 0
 	// foreign: a form debug/dwarf cannot decode (see badform.go).
 	foreign bool
+	// code, and where forms, attrs and implicit sit in the table's
+	// storage, while the table is parsed.
+	code   uint64
+	fs, fe int
 }
 
 type abbrevTable struct {
 	dense  []*abbrev // by code, for the usual 1..N numbering
 	sparse map[uint64]*abbrev
+	// The storage of the entries, reused when the table is parsed again:
+	// a vmlinux has a table per unit, 2,600 of them with 300 entries
+	// each, which allocated apiece were a tenth of an encode's objects.
+	all      []abbrev
+	forms    []uint64
+	attrs    []dwarf.Attr
+	implicit []int64
 }
 
 func (t *abbrevTable) get(code uint64) *abbrev {
@@ -95,32 +110,58 @@ func (t *abbrevTable) get(code uint64) *abbrev {
 // given address and offset sizes.
 func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 	if off >= uint64(len(data)) {
-		return nil, &FormatError{Section: ".debug_abbrev", Offset: int64(off), Msg: "abbreviation table offset past end of section"}
+		return nil, abbrevOffError(off)
+	}
+	t := &abbrevTable{}
+	return t, t.parse(data, off, u)
+}
+
+func abbrevOffError(off uint64) error {
+	return &FormatError{Section: ".debug_abbrev", Offset: int64(off), Msg: "abbreviation table offset past end of section"}
+}
+
+// parse is parseAbbrevs into t, replacing what t held.
+func (t *abbrevTable) parse(data []byte, off uint64, u *unitHdr) error {
+	t.dense, t.sparse = t.dense[:0], nil
+	t.all, t.forms, t.attrs, t.implicit = t.all[:0], t.forms[:0], t.attrs[:0], t.implicit[:0]
+	if off >= uint64(len(data)) {
+		return abbrevOffError(off)
 	}
 	c := dwarfbuf.Make(".debug_abbrev", nil, int64(off), data[off:])
-	t := &abbrevTable{}
 	for c.Err() == nil {
 		code := c.Uleb()
 		if code == 0 {
 			break
 		}
-		a := &abbrev{tag: dwarf.Tag(c.Uleb()), children: c.U8() != 0, sibling: -1}
+		a := abbrev{code: code, tag: dwarf.Tag(c.Uleb()), children: c.U8() != 0, sibling: -1, fs: len(t.forms)}
 		for c.Err() == nil {
 			at, form := c.Uleb(), c.Uleb()
 			if at == 0 && form == 0 {
 				break
 			}
+			var ic int64
 			if form == formImplicitConst {
-				c.SkipLeb()
+				ic, _ = c.SlebWide()
 			}
 			if !goKnowsForm(form) {
 				a.foreign = true
 			}
 			if dwarf.Attr(at) == dwarf.AttrSibling && isUnitRef(form) && a.sibling < 0 {
-				a.sibling = len(a.forms)
+				a.sibling = len(t.forms) - a.fs
 			}
-			a.forms = append(a.forms, form)
+			t.forms = append(t.forms, form)
+			t.attrs = append(t.attrs, dwarf.Attr(at))
+			t.implicit = append(t.implicit, ic)
 		}
+		a.fe = len(t.forms)
+		t.all = append(t.all, a)
+	}
+	// The storage is complete: point the entries into it.
+	for i := range t.all {
+		a := &t.all[i]
+		a.forms = t.forms[a.fs:a.fe:a.fe]
+		a.attrs = t.attrs[a.fs:a.fe:a.fe]
+		a.implicit = t.implicit[a.fs:a.fe:a.fe]
 		a.fixed = 0
 		for i, f := range a.forms {
 			n := fixedFormSize(f, u)
@@ -133,6 +174,7 @@ func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 			}
 			a.fixed += n
 		}
+		code := a.code
 		switch {
 		case code < 1<<16 && code == uint64(len(t.dense)):
 			t.dense = append(t.dense, a)
@@ -155,7 +197,7 @@ func parseAbbrevs(data []byte, off uint64, u *unitHdr) (*abbrevTable, error) {
 			t.dense = append(t.dense, nil)
 		}
 	}
-	return t, c.Err()
+	return c.Err()
 }
 
 func offSize(u *unitHdr) int {

@@ -48,6 +48,26 @@ type worker struct {
 	buf      []site.Site // the sites of a unit, with Options.Sink
 	// flows caches what moveProbe decoded of functions (probe.go).
 	flows map[uint64]*fnFlow
+	// ll is the unit's location list section (llSet: looked up).
+	ll    *locListSec
+	llSet bool
+	// addrxFn is w.addrx, made once: a method value allocates each time,
+	// and one is handed to every location evaluated.
+	addrxFn func(idx uint64) (uint64, bool)
+	// tab is the unit's abbreviation table, its memory reused by the next
+	// unit.
+	tab abbrevTable
+	// look reads the entries funcAt and typeAt refer to (look.go);
+	// fastLook: with the worker's own decoder, in the unit being read.
+	look     lookReader
+	fastLook bool
+	// spare are pendingSites done with, for newSite (their params'
+	// memory kept).
+	spare []*pendingSite
+	// attrs is the entry being read (siteAttrsAt).
+	attrs siteAttrs
+	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
+	ins []instr
 }
 
 type funcInfo struct {
@@ -72,15 +92,24 @@ type pendingSite struct {
 	view   uint64
 	ranges [][2]uint64 // layout addresses
 	params []paramEntry
+	// The memory of site and of a single range: a pendingSite is reused
+	// once its site is appended (worker.spare), so neither is allocated
+	// per site.
+	siteVal site.Site
+	one     [1][2]uint64
 }
 
 type paramEntry struct {
 	off    dwarf.Offset
 	origin dwarf.Offset
 	name   string
-	loc    *dwarf.Field
-	cval   *dwarf.Field
+	loc    attrVal // DW_AT_location
+	cval   attrVal // DW_AT_const_value
 	views  int64
+	// The location list, read once: ProbeBlock evaluates it at every
+	// candidate address of the site (list: 1 read, 2 unreadable).
+	list     []locEntry
+	listRead uint8
 }
 
 type frame struct {
@@ -89,7 +118,7 @@ type frame struct {
 }
 
 func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker {
-	return &worker{
+	w := &worker{
 		o: o, d: d, units: units, opt: opt,
 		r: d.Reader(), lk: d.Reader(),
 		funcs:   make(map[dwarf.Offset]*funcInfo),
@@ -97,6 +126,9 @@ func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker 
 		files:   make(map[dwarf.Offset][]string),
 		abbrevs: make(map[uint64]*abbrevTable),
 	}
+	w.addrxFn = w.addrx
+	w.look.w = w
+	return w
 }
 
 // entryAt decodes the entry at off with debug/dwarf.
@@ -129,6 +161,12 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	clear(w.types)
 	clear(w.files)
 	w.u = u
+	w.ll, w.llSet = nil, false
+	// Older units spell pointer classes as constants, which debug/dwarf
+	// tells apart by attribute; objects with forms it cannot decode
+	// check every entry it reads (badform.go): both stay with it.
+	w.fastLook = !w.o.foreign && u.version >= 4 && (u.asize == 4 || u.asize == 8)
+	w.look.c = dwarfbuf.Make(".debug_info", w.o.order, 0, nil)
 	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
 		w.fmt.RefSize = 8
@@ -156,8 +194,8 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	if !cu.Children {
 		return nil
 	}
-	tab, err := parseAbbrevs(w.o.debug[".debug_abbrev"], u.abbrev, u)
-	if err != nil {
+	tab := &w.tab
+	if err := tab.parse(w.o.debug[".debug_abbrev"], u.abbrev, u); err != nil {
 		w.warn("unit at .debug_info+0x%x skipped: %v", u.off, err)
 		return nil
 	}
@@ -193,6 +231,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		if code == 0 {
 			if ps := stack[len(stack)-1].ps; ps != nil {
 				sites = w.finish(ps, sites)
+				w.recycle(ps)
 			}
 			stack = stack[:len(stack)-1]
 			continue
@@ -214,6 +253,14 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 			}
 			continue
 		}
+		// A type's children (members, enumerators, dimensions,
+		// arguments) hold no inline site: pass over them to the sibling
+		// rather than walk them.
+		if ab.children && sibling > uint64(c.Off()) && sibling < uint64(u.end) && typeTag(ab.tag) {
+			c.Reset(0, info[:u.end])
+			c.Skip(sibling)
+			continue
+		}
 		parent := stack[len(stack)-1].ps
 		switch {
 		case ab.tag == dwarf.TagInlinedSubroutine:
@@ -226,31 +273,30 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 				}
 			}
 			var ps *pendingSite
-			if e := w.entryAt(off); e != nil {
-				ps = w.newSite(e, depth)
+			if w.siteAttrsAt(off, ab, &w.attrs) {
+				ps = w.newSite(&w.attrs, depth)
 				if outer != nil && outer.fi != nil && ps.site != nil {
 					ps.site.Outer = outer.fi.fn.Name
 				}
 			} else {
 				w.stats.Entries++
-				ps = &pendingSite{}
+				ps = w.pending()
 			}
 			if ab.children {
 				stack = append(stack, frame{ps: ps, sibling: sibling})
 			} else {
 				sites = w.finish(ps, sites)
+				w.recycle(ps)
 			}
 			continue
 		case ab.tag == dwarf.TagFormalParameter && parent != nil:
 			w.stats.ParamEntries++
 			if parent.site != nil {
-				if e := w.entryAt(off); e != nil {
-					pe := paramEntry{off: e.Offset, views: -1}
-					pe.origin, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-					pe.name, _ = e.Val(dwarf.AttrName).(string)
-					pe.loc = e.AttrField(dwarf.AttrLocation)
-					pe.cval = e.AttrField(dwarf.AttrConstValue)
-					if v, ok := e.Val(attrGNULocviews).(int64); ok {
+				if e := &w.attrs; w.siteAttrsAt(off, ab, e) {
+					pe := paramEntry{off: e.off, views: -1, loc: e.location, cval: e.constValue}
+					pe.origin, _ = e.origin.offset()
+					pe.name, _ = e.name.str()
+					if v, ok := e.locviews.int(); ok {
 						pe.views = v
 					}
 					parent.params = append(parent.params, pe)
@@ -265,6 +311,16 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		w.warn("rest of unit at .debug_info+0x%x skipped: %v", u.off, err)
 	}
 	return sites
+}
+
+// typeTag tells the tags of types, whose children are parts of the type.
+func typeTag(t dwarf.Tag) bool {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType,
+		dwarf.TagArrayType, dwarf.TagSubroutineType:
+		return true
+	}
+	return false
 }
 
 // resume recovers from an entry at off whose attributes could not be read
@@ -304,28 +360,30 @@ func (w *worker) resume(c *dwarfbuf.Buf, unit []byte, off dwarf.Offset, sibling 
 // newSite starts a site for an inlined subroutine entry. The result
 // always exists (its parameters are counted); site is nil when the entry
 // has no address, is filtered out or cannot be read.
-func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
+func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 	w.stats.Entries++
-	ps := &pendingSite{}
+	ps := w.pending()
 	var ranges [][2]uint64
 	var err error
-	if f := e.AttrField(dwarf.AttrRanges); f == nil {
+	if !e.ranges.present() {
 		// The common low_pc/high_pc case, without debug/dwarf's Ranges
 		// (which decodes the unit entry again on every call).
-		lo, ok1 := e.Val(dwarf.AttrLowpc).(uint64)
-		if hf := e.AttrField(dwarf.AttrHighpc); ok1 && hf != nil {
-			switch v := hf.Val.(type) {
-			case uint64:
-				ranges = [][2]uint64{{lo, v}}
-			case int64:
-				ranges = [][2]uint64{{lo, lo + uint64(v)}}
+		lo, ok1 := e.lowpc.uint()
+		if hf := &e.highpc; ok1 && hf.present() {
+			switch hf.kind {
+			case valUint:
+				ps.one[0] = [2]uint64{lo, hf.u}
+				ranges = ps.one[:]
+			case valInt:
+				ps.one[0] = [2]uint64{lo, lo + hf.u}
+				ranges = ps.one[:]
 			}
 		}
 	} else {
 		ranges, err = w.ranges(e)
 	}
 	if err != nil {
-		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.Offset, err)
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.off, err)
 		return ps
 	}
 	var addr uint64
@@ -345,13 +403,14 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		}
 		return lo, ok
 	}
-	if f := e.AttrField(dwarf.AttrEntrypc); f != nil {
-		switch v := f.Val.(type) {
-		case uint64:
-			addr, src = v, "entry_pc"
-		case int64:
+	if f := &e.entrypc; f.present() {
+		switch f.kind {
+		case valUint:
+			addr, src = f.u, "entry_pc"
+		case valInt:
+			v := int64(f.u)
 			// DWARF 5: a constant entry_pc is an offset from the low pc.
-			if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+			if lo, ok := e.lowpc.uint(); ok {
 				addr, src = lo+uint64(v), "entry_pc"
 			} else if lo, ok := lowest(); ok {
 				addr, src = lo+uint64(v), "entry_pc"
@@ -359,7 +418,7 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		}
 	}
 	if src == "" {
-		if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+		if lo, ok := e.lowpc.uint(); ok {
 			addr, src = lo, "low_pc"
 		} else if lo, ok := lowest(); ok {
 			addr, src = lo, "ranges"
@@ -369,14 +428,14 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		w.stats.NoAddress++
 		return ps
 	}
-	origin, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	origin, ok := e.origin.offset()
 	if !ok {
-		w.warn(".debug_info+0x%x: inlined subroutine without DW_AT_abstract_origin skipped", e.Offset)
+		w.warn(".debug_info+0x%x: inlined subroutine without DW_AT_abstract_origin skipped", e.off)
 		return ps
 	}
 	fi, err := w.funcAt(origin)
 	if err != nil {
-		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.Offset, err)
+		w.warn(".debug_info+0x%x: inlined subroutine skipped: %v", e.off, err)
 		return ps
 	}
 	ps.fi = fi
@@ -384,7 +443,8 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 		w.stats.Filtered++
 		return ps
 	}
-	s := &site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
+	s := &ps.siteVal
+	*s = site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
 	if c := w.o.caller(addr); c != nil {
 		s.Caller, s.CallerOff = c.name, addr-c.addr
 	}
@@ -407,17 +467,35 @@ func (w *worker) newSite(e *dwarf.Entry, depth int) *pendingSite {
 			s.Ranges[i] = r
 		}
 	}
-	if v, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+	if v, ok := e.callLine.int(); ok {
 		s.CallLine = int(v)
 	}
-	if v, ok := e.Val(dwarf.AttrCallFile).(int64); ok {
+	if v, ok := e.callFile.int(); ok {
 		s.CallFile = w.fileName(w.u, v)
 	}
-	if v, ok := e.Val(attrGNUEntryView).(int64); ok {
+	if v, ok := e.entryView.int(); ok {
 		ps.view = uint64(v)
 	}
 	ps.site, ps.fi, ps.addr, ps.ranges = s, fi, addr, ranges
 	return ps
+}
+
+// pending is a cleared pendingSite.
+func (w *worker) pending() *pendingSite {
+	if n := len(w.spare); n > 0 {
+		ps := w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		return ps
+	}
+	return &pendingSite{}
+}
+
+// recycle takes back a pendingSite whose site was appended (by value)
+// and which nothing refers to any more.
+func (w *worker) recycle(ps *pendingSite) {
+	clear(ps.params)
+	*ps = pendingSite{params: ps.params[:0]}
+	w.spare = append(w.spare, ps)
 }
 
 // finish evaluates the parameters of a site and appends it.
@@ -461,15 +539,17 @@ func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][
 	}
 	locs := make([]site.Location, slots)
 	viewOnly := 0
-	for _, pe := range ps.params {
-		i := paramIndex(fi, &pe)
+	for k := range ps.params {
+		pe := &ps.params[k]
+		i := paramIndex(fi, pe)
 		if i < 0 {
 			if warn {
 				w.warn(".debug_info+0x%x: parameter does not match a parameter of %s", pe.off, fi.fn.Name)
 			}
 			continue
 		}
-		l, vo, expr := w.paramLoc(&pe, pt, w.paramEnv(fi, i, atEntry), warn)
+		env := w.paramEnv(fi, i, atEntry)
+		l, vo, expr := w.paramLoc(pe, pt, &env, warn)
 		if vo {
 			viewOnly++
 		}
@@ -502,8 +582,8 @@ func paramIndex(fi *funcInfo, pe *paramEntry) int {
 }
 
 // paramEnv is what evaluating a location of parameter i of fi needs.
-func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) *evalEnv {
-	env := &evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrx}
+func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) evalEnv {
+	env := evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrxFn}
 	if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
 		env.size = uint8(sz)
 	}
@@ -555,12 +635,13 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 			w.warn(format, args...)
 		}
 	}
-	if pe.loc == nil {
-		if pe.cval != nil {
-			switch v := pe.cval.Val.(type) {
-			case int64:
-				return site.Location{Kind: site.LocConst, Value: uint64(v), Size: env.size}, false, nil
-			case []byte:
+	if !pe.loc.present() {
+		if pe.cval.present() {
+			switch pe.cval.kind {
+			case valInt:
+				return site.Location{Kind: site.LocConst, Value: pe.cval.u, Size: env.size}, false, nil
+			case valBytes:
+				v := pe.cval.b
 				if len(v) > 8 {
 					return unavailable(ReasonLargeConst), false, nil
 				}
@@ -571,9 +652,11 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 		}
 		return site.Location{}, false, nil
 	}
-	switch pe.loc.Class {
+	switch pe.loc.class {
 	case dwarf.ClassExprLoc, dwarf.ClassBlock:
-		expr, _ = pe.loc.Val.([]byte)
+		if pe.loc.kind == valBytes {
+			expr = pe.loc.b
+		}
 		l, expr = w.exprLoc(expr, ".debug_info", int64(pe.off), env, warnf)
 		return l, false, expr
 	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
@@ -599,15 +682,24 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 // list class); false when it cannot be read (reported through warnf).
 func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locListSec, []locEntry, bool) {
 	ll := w.locSec()
+	switch pe.listRead {
+	case 1:
+		return ll, pe.list, true
+	case 2:
+		return nil, nil, false
+	}
+	// Only the first read warns (the later ones are quiet anyway).
+	pe.listRead = 2
 	if ll == nil {
 		warnf(".debug_info+0x%x: location list without %s", pe.off, w.locSecName())
 		return nil, nil, false
 	}
 	var off int64
-	switch v := pe.loc.Val.(type) {
-	case int64:
-		off = v
-	case uint64: // DW_FORM_loclistx
+	switch pe.loc.kind {
+	case valInt:
+		off = int64(pe.loc.u)
+	case valUint: // DW_FORM_loclistx
+		v := pe.loc.u
 		o, ok := w.loclistx(ll, v)
 		if !ok {
 			warnf(".debug_info+0x%x: DW_FORM_loclistx %d out of range", pe.off, v)
@@ -615,12 +707,13 @@ func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locList
 		}
 		off = o
 	}
-	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrx}
+	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrxFn}
 	es, err := readLocList(ll, off, pe.views, lu)
 	if err != nil {
 		warnf(".debug_info+0x%x: %v", pe.off, err)
 		return nil, nil, false
 	}
+	pe.list, pe.listRead = es, 1
 	return ll, es, true
 }
 
@@ -631,7 +724,8 @@ func (w *worker) exprLoc(expr []byte, sec string, exprOff int64, env *evalEnv, w
 	if len(expr) == 0 {
 		return site.Location{}, nil
 	}
-	ins, err := decodeExpr(expr, w.fmt, sec, exprOff)
+	ins, err := decodeExprTo(w.ins[:0], expr, w.fmt, sec, exprOff)
+	w.ins = ins[:0]
 	if err != nil {
 		warnf("%v", err)
 		return unavailable(ReasonMalformed), nil
@@ -647,12 +741,17 @@ func (w *worker) locSecName() string {
 }
 
 func (w *worker) locSec() *locListSec {
+	if w.llSet {
+		return w.ll
+	}
+	w.llSet = true
 	n := w.locSecName()
 	b := w.o.debug[n]
 	if b == nil {
 		return nil
 	}
-	return &locListSec{Name: n, Data: b, V5: w.u.version >= 5}
+	w.ll = &locListSec{Name: n, Data: b, V5: w.u.version >= 5}
+	return w.ll
 }
 
 // loclistx resolves a DW_FORM_loclistx index through the unit's offset
@@ -748,37 +847,37 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	cur := off
 	hops := 0
 	for ; hops < maxOriginHops; hops++ {
-		w.lk.Seek(cur)
-		e, err := w.next(w.lk)
+		w.look.Seek(cur)
+		e, err := w.look.Next()
 		if err != nil {
 			return nil, fmt.Errorf("abstract origin .debug_info+0x%x: %v", cur, err)
 		}
-		if e == nil || e.Tag == 0 {
+		if e == nil || e.tag == 0 {
 			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is not an entry"}
 		}
-		if e.Tag != dwarf.TagSubprogram {
-			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is a " + e.Tag.String() + ", not a subprogram"}
+		if e.tag != dwarf.TagSubprogram {
+			return nil, &FormatError{Section: ".debug_info", Offset: int64(cur), Msg: "abstract origin is a " + e.tag.String() + ", not a subprogram"}
 		}
 		if fn.Name == "" {
-			fn.Name, _ = e.Val(dwarf.AttrName).(string)
+			fn.Name, _ = e.name.str()
 		}
 		if declFile < 0 {
-			if v, ok := e.Val(dwarf.AttrDeclFile).(int64); ok {
+			if v, ok := e.declFile.int(); ok {
 				declFile, declUnit = v, w.unitOf(cur)
-				if l, ok := e.Val(dwarf.AttrDeclLine).(int64); ok {
+				if l, ok := e.declLine.int(); ok {
 					fn.DeclLine = int(l)
 				}
 			}
 		}
 		if !hasRet {
-			retType, hasRet = e.Val(dwarf.AttrType).(dwarf.Offset)
+			retType, hasRet = e.typ.offset()
 		}
-		if !hasParams && e.Children {
+		if !hasParams && e.children {
 			paramsAt, hasParams = cur, true
 		}
-		next, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		next, ok := e.origin.offset()
 		if !ok {
-			next, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+			next, ok = e.specification.offset()
 		}
 		if !ok {
 			break
@@ -794,30 +893,30 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	fi := &funcInfo{fn: fn, paramIdx: make(map[dwarf.Offset]int)}
 	var typeOffs []dwarf.Offset
 	if hasParams {
-		w.lk.Seek(paramsAt)
-		w.next(w.lk)
+		w.look.Seek(paramsAt)
+		w.look.Next()
 		for {
-			e, err := w.next(w.lk)
+			e, err := w.look.Next()
 			if err != nil {
 				return nil, fmt.Errorf("parameters of %s at .debug_info+0x%x: %v", fn.Name, paramsAt, err)
 			}
-			if e == nil || e.Tag == 0 {
+			if e == nil || e.tag == 0 {
 				break
 			}
-			switch e.Tag {
+			switch e.tag {
 			case dwarf.TagFormalParameter:
 				p := site.Param{}
-				p.Name, _ = e.Val(dwarf.AttrName).(string)
-				to, _ := e.Val(dwarf.AttrType).(dwarf.Offset)
+				p.Name, _ = e.name.str()
+				to, _ := e.typ.offset()
 				p.TypeOff = uint64(to)
-				fi.paramIdx[e.Offset] = len(fn.Params)
+				fi.paramIdx[e.off] = len(fn.Params)
 				fn.Params = append(fn.Params, p)
 				typeOffs = append(typeOffs, to)
 			case dwarf.TagUnspecifiedParameters:
 				fn.Variadic = true
 			}
-			if e.Children {
-				w.lk.SkipChildren()
+			if e.children {
+				w.look.SkipChildren()
 			}
 		}
 	}
@@ -847,18 +946,14 @@ var unknownType = &typeInfo{name: "?", ct: &site.CType{Name: "?"}, size: -1}
 // subrangeCount is the element count of a DW_TAG_subrange_type: its
 // DW_AT_count, or DW_AT_upper_bound + 1 (C arrays start at 0); -1 when
 // neither is a constant (flexible arrays, VLAs).
-func subrangeCount(e *dwarf.Entry) int64 {
-	switch v := e.Val(dwarf.AttrCount).(type) {
-	case int64:
-		return v
-	case uint64:
-		return int64(v)
+func subrangeCount(e *lookEntry) int64 {
+	switch e.count.kind {
+	case valInt, valUint:
+		return int64(e.count.u)
 	}
-	switch v := e.Val(dwarf.AttrUpperBound).(type) {
-	case int64:
-		return v + 1
-	case uint64:
-		return int64(v) + 1
+	switch e.upperBound.kind {
+	case valInt, valUint:
+		return int64(e.upperBound.u) + 1
 	}
 	return -1
 }
@@ -871,19 +966,22 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 	if depth > maxTypeDepth {
 		return unknownType
 	}
-	w.lk.Seek(off)
-	e, err := w.next(w.lk)
-	if err != nil || e == nil || e.Tag == 0 {
+	w.look.Seek(off)
+	le, err := w.look.Next()
+	if err != nil || le == nil || le.tag == 0 {
 		return unknownType
 	}
+	// The reader's entry is overwritten by the reads below.
+	e := new(lookEntry)
+	*e = *le
 	// Guard against cycles through corrupt references.
 	w.types[off] = unknownType
-	name, _ := e.Val(dwarf.AttrName).(string)
-	size, hasSize := e.Val(dwarf.AttrByteSize).(int64)
+	name, _ := e.name.str()
+	size, hasSize := e.byteSize.int()
 	if !hasSize {
 		size = -1
 	}
-	inner, hasInner := e.Val(dwarf.AttrType).(dwarf.Offset)
+	inner, hasInner := e.typ.offset()
 	t := &typeInfo{size: size, ct: &site.CType{Kind: site.CNamed, Name: name}}
 	in := func() *typeInfo {
 		if !hasInner {
@@ -891,9 +989,9 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 		return w.typeAt(inner, depth+1)
 	}
-	switch e.Tag {
+	switch e.tag {
 	case dwarf.TagBaseType:
-		enc, _ := e.Val(dwarf.AttrEncoding).(int64)
+		enc, _ := e.encoding.int()
 		t.signed = enc == 0x05 || enc == 0x06 || enc == 0x0d // signed, signed_char, signed_fixed
 	case dwarf.TagUnspecifiedType:
 		if name == "" {
@@ -904,15 +1002,15 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			t.size = int64(w.fmt.AddrSize)
 		}
 		star := "*"
-		if e.Tag == dwarf.TagReferenceType {
+		if e.tag == dwarf.TagReferenceType {
 			star = "&"
-		} else if e.Tag == dwarf.TagRvalueReferenceType {
+		} else if e.tag == dwarf.TagRvalueReferenceType {
 			star = "&&"
 		}
 		t.ct = &site.CType{Kind: site.CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
 		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
-			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.Tag]
+			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.tag]
 		it := in()
 		t.size, t.signed = it.size, it.signed
 		t.ct = &site.CType{Kind: site.CQual, Name: q, Elem: it.ct}
@@ -924,12 +1022,12 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
 		kw := map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
-			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.Tag]
+			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.tag]
 		if name == "" {
 			name = "{...}"
 		}
 		t.ct.Name = kw + " " + name
-		if e.Tag == dwarf.TagEnumerationType && hasInner {
+		if e.tag == dwarf.TagEnumerationType && hasInner {
 			it := w.typeAt(inner, depth+1)
 			t.signed = it.signed
 			if t.size < 0 {
@@ -941,17 +1039,17 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// outermost first; read them before recursing, which moves the
 		// lookup reader.
 		var dims []int64
-		if e.Children {
+		if e.children {
 			for {
-				c, err := w.next(w.lk)
-				if err != nil || c == nil || c.Tag == 0 {
+				c, err := w.look.Next()
+				if err != nil || c == nil || c.tag == 0 {
 					break
 				}
-				if c.Tag == dwarf.TagSubrangeType {
+				if c.tag == dwarf.TagSubrangeType {
 					dims = append(dims, subrangeCount(c))
 				}
-				if c.Children {
-					w.lk.SkipChildren()
+				if c.children {
+					w.look.SkipChildren()
 				}
 			}
 		}
@@ -968,20 +1066,20 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// reader is reused by the recursion.
 		var args []dwarf.Offset
 		fn := &site.CType{Kind: site.CFunc}
-		if e.Children {
+		if e.children {
 			for {
-				c, err := w.next(w.lk)
-				if err != nil || c == nil || c.Tag == 0 {
+				c, err := w.look.Next()
+				if err != nil || c == nil || c.tag == 0 {
 					break
 				}
-				if c.Tag == dwarf.TagFormalParameter {
-					a, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+				if c.tag == dwarf.TagFormalParameter {
+					a, _ := c.typ.offset()
 					args = append(args, a)
-				} else if c.Tag == dwarf.TagUnspecifiedParameters {
+				} else if c.tag == dwarf.TagUnspecifiedParameters {
 					fn.Variadic = true
 				}
-				if c.Children {
-					w.lk.SkipChildren()
+				if c.children {
+					w.look.SkipChildren()
 				}
 			}
 		}
@@ -1004,17 +1102,17 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 // read, without its cost: Data.Ranges decodes the unit's entry again on
 // every call to find the base address, which w.rngBase keeps. It reads
 // the lists the same way, to the same result.
-func (w *worker) ranges(e *dwarf.Entry) ([][2]uint64, error) {
+func (w *worker) ranges(e *siteAttrs) ([][2]uint64, error) {
 	var ret [][2]uint64
-	low, lowOK := e.Val(dwarf.AttrLowpc).(uint64)
+	low, lowOK := e.lowpc.uint()
 	var high uint64
 	var highOK bool
-	if hf := e.AttrField(dwarf.AttrHighpc); hf != nil {
-		switch hf.Class {
+	if hf := &e.highpc; hf.present() {
+		switch hf.class {
 		case dwarf.ClassAddress:
-			high, highOK = hf.Val.(uint64)
+			high, highOK = hf.uint()
 		case dwarf.ClassConstant:
-			if off, ok := hf.Val.(int64); ok {
+			if off, ok := hf.int(); ok {
 				high, highOK = low+uint64(off), true
 			}
 		}
@@ -1023,28 +1121,28 @@ func (w *worker) ranges(e *dwarf.Entry) ([][2]uint64, error) {
 		ret = append(ret, [2]uint64{low, high})
 	}
 	if rl := w.o.debug[".debug_rnglists"]; w.u.version >= 5 && rl != nil {
-		f := e.AttrField(dwarf.AttrRanges)
-		if f == nil {
+		f := &e.ranges
+		if !f.present() {
 			return ret, nil
 		}
 		var off int64
-		switch v := f.Val.(type) {
-		case int64:
-			if f.Class != dwarf.ClassRangeListPtr {
+		switch f.kind {
+		case valInt:
+			if f.class != dwarf.ClassRangeListPtr {
 				return ret, nil
 			}
-			off = v
-		case uint64:
-			if f.Class != dwarf.ClassRngList {
+			off = int64(f.u)
+		case valUint:
+			if f.class != dwarf.ClassRngList {
 				return ret, nil
 			}
-			off = int64(v)
+			off = int64(f.u)
 		default:
 			return ret, nil
 		}
 		return w.rnglist(rl, off, ret)
 	}
-	off, ok := e.Val(dwarf.AttrRanges).(int64)
+	off, ok := e.ranges.int()
 	if r := w.o.debug[".debug_ranges"]; ok && r != nil {
 		if off < 0 || off > int64(len(r)) {
 			return nil, fmt.Errorf("invalid range offset %d (max %d)", off, len(r))

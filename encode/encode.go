@@ -218,6 +218,9 @@ func File(path string, o Options) (*Result, error) {
 
 	dst := btf.NewSpec(own)
 	conv := dedup.NewOn(dw.Data(), dst, types)
+	// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
+	// reader's own decoder, no Entry and Field slice are allocated each.
+	conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
 	ptr := uint32(8)
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4

@@ -1,0 +1,371 @@
+package dwarfsite
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"sort"
+
+	"github.com/btfinline/btfinline/internal/dwarfbuf"
+)
+
+// EntryReader reads the entries of an Object as a debug/dwarf Reader does
+// (Seek, Next, SkipChildren, to the same entries, values and classes),
+// for a reader of many entries that keeps none: the type converter of
+// package dedup reads 930,000 of a vmlinux. It decodes an entry
+// itself when its unit and forms allow (as the worker does: no strx or
+// addrx forms, DWARF 4 or later) into one Entry it reuses, and hands the
+// walk over to a debug/dwarf Reader, the last entry replayed on it, for
+// any other; an Entry it returns is valid until the next call. It is not
+// safe for concurrent use; make one per goroutine.
+type EntryReader struct {
+	x    *Object
+	lk   *dwarf.Reader
+	fast bool
+	u    *unitHdr
+	tab  *abbrevTable
+	// tabs are the last abbreviation tables parsed, at offsets tabOff
+	// (tabOK: it parsed), replaced in turn (next) and parsed into the
+	// memory of the one replaced: a vmlinux's 2,600 tables would
+	// otherwise allocate 200 MB for a converter.
+	tabs   [maxEntryReaderTables]abbrevTable
+	tabOff [maxEntryReaderTables]uint64
+	tabOK  [maxEntryReaderTables]bool
+	tabSet [maxEntryReaderTables]bool
+	next   int
+	c      dwarfbuf.Buf
+
+	hasLast, skipped bool
+	lastOff, seekOff dwarf.Offset
+	children         bool
+	sibling          dwarf.Offset
+	e                dwarf.Entry
+	fields           []dwarf.Field
+	// keep, when set, are the attributes (below 256) an Entry holds.
+	keep *[4]uint64
+}
+
+// maxEntryReaderTables bounds the tables an EntryReader keeps; beyond it
+// it starts over.
+const maxEntryReaderTables = 8
+
+// EntryReader returns a new EntryReader of x.
+func (x *Object) EntryReader() *EntryReader {
+	return &EntryReader{x: x, lk: x.d.Reader(), c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil)}
+}
+
+// EntryReaderOf is EntryReader for a reader that looks at the attributes
+// attrs only (each below 256): the Entries it decodes itself hold those
+// (and DW_AT_sibling) alone, with the values and classes debug/dwarf
+// gives them, and the others are passed over undecoded.
+func (x *Object) EntryReaderOf(attrs ...dwarf.Attr) *EntryReader {
+	r := x.EntryReader()
+	r.keep = new([4]uint64)
+	for _, at := range append(attrs, dwarf.AttrSibling) {
+		if at < 256 {
+			r.keep[at/64] |= 1 << (at % 64)
+		}
+	}
+	return r
+}
+
+// Seek is dwarf.Reader.Seek.
+func (r *EntryReader) Seek(off dwarf.Offset) {
+	r.hasLast, r.skipped, r.seekOff, r.children, r.sibling = false, false, off, false, 0
+	r.fast = false
+	us := r.x.units
+	i := sort.Search(len(us), func(i int) bool { return us[i].end > off })
+	if i < len(us) && !r.x.o.foreign && off >= us[i].dieOff {
+		u := &us[i]
+		if u.version >= 4 && (u.asize == 4 || u.asize == 8) && r.table(u) {
+			r.u, r.fast = u, true
+			r.c.Reset(0, r.x.o.debug[".debug_info"][:u.end])
+			r.c.Skip(uint64(off))
+			return
+		}
+	}
+	r.lk.Seek(off)
+}
+
+// table makes u's abbreviation table r.tab; false if it does not parse.
+func (r *EntryReader) table(u *unitHdr) bool {
+	for i := range r.tabs {
+		if r.tabSet[i] && r.tabOff[i] == u.abbrev {
+			r.tab = &r.tabs[i]
+			return r.tabOK[i]
+		}
+	}
+	i := r.next
+	r.next = (r.next + 1) % len(r.tabs)
+	r.tabOff[i], r.tabSet[i] = u.abbrev, true
+	r.tabOK[i] = r.tabs[i].parse(r.x.o.debug[".debug_abbrev"], u.abbrev, u) == nil
+	r.tab = &r.tabs[i]
+	return r.tabOK[i]
+}
+
+// slow hands the walk over to the debug/dwarf Reader.
+func (r *EntryReader) slow() {
+	r.fast = false
+	if r.hasLast {
+		r.lk.Seek(r.lastOff)
+		r.lk.Next()
+		if r.skipped {
+			r.lk.SkipChildren()
+		}
+	} else {
+		r.lk.Seek(r.seekOff)
+	}
+}
+
+// Next is dwarf.Reader.Next.
+func (r *EntryReader) Next() (*dwarf.Entry, error) {
+	if r.fast {
+		off := dwarf.Offset(r.c.Off())
+		if e, ok := r.decode(); ok {
+			r.hasLast, r.lastOff, r.skipped = true, off, false
+			r.children, r.sibling = e.Children, 0
+			if e.Children {
+				r.sibling, _ = e.Val(dwarf.AttrSibling).(dwarf.Offset)
+			}
+			return e, nil
+		}
+		r.slow()
+	}
+	return r.lk.Next()
+}
+
+// decode reads the entry at r.c into r.e; false when it is left to
+// debug/dwarf.
+func (r *EntryReader) decode() (*dwarf.Entry, bool) {
+	off := dwarf.Offset(r.c.Off())
+	if r.c.Left() == 0 {
+		return nil, false // the end of the unit: debug/dwarf goes on to the next
+	}
+	code := r.c.Uleb()
+	if r.c.Err() != nil {
+		return nil, false
+	}
+	r.e = dwarf.Entry{}
+	if code == 0 {
+		return &r.e, true // debug/dwarf's null entry: all zero
+	}
+	ab := r.tab.get(code)
+	if ab == nil || ab.foreign {
+		return nil, false
+	}
+	fs, ok := r.fieldsOf(ab, r.fields[:0])
+	r.fields = fs[:0]
+	if !ok {
+		return nil, false
+	}
+	r.e = dwarf.Entry{Offset: off, Tag: ab.tag, Children: ab.children, Field: fs}
+	return &r.e, true
+}
+
+// fieldsOf appends the attributes of an entry with abbreviation ab (r.c
+// just past its code) to fs as debug/dwarf gives them; false for one left
+// to debug/dwarf.
+func (r *EntryReader) fieldsOf(ab *abbrev, fs []dwarf.Field) ([]dwarf.Field, bool) {
+	c, u := &r.c, r.u
+	osz := offSize(u)
+	for i, form := range ab.forms {
+		at := ab.attrs[i]
+		if k := r.keep; k != nil && (at >= 256 || k[at/64]&(1<<(at%64)) == 0) {
+			skipForm(c, form, u, 0)
+			if c.Err() != nil {
+				return fs, false
+			}
+			continue
+		}
+		f := dwarf.Field{Attr: at, Class: formClass(form, at)}
+		switch form {
+		case formAddr:
+			f.Val = c.Sized(u.asize)
+		case formData1:
+			f.Val = int64(c.U8())
+		case formData2:
+			f.Val = int64(c.U16())
+		case formData4:
+			f.Val = int64(c.U32())
+		case formData8:
+			f.Val = int64(c.U64())
+		case formSdata:
+			x, exact := c.SlebWide()
+			if !exact {
+				return fs, false
+			}
+			f.Val = x
+		case formUdata:
+			x, exact := c.UlebWide()
+			if !exact {
+				return fs, false
+			}
+			f.Val = int64(x)
+		case formImplicitConst:
+			f.Val = ab.implicit[i]
+		case formFlag:
+			f.Val = c.U8() == 1
+		case formFlagPresent:
+			f.Val = true
+		case formRef1, formRef2, formRef4, formRef8:
+			f.Val = dwarf.Offset(readUnitRef(c, form, u))
+		case formString:
+			f.Val = string(c.CString())
+		case formStrp, formLineStrp:
+			sec := ".debug_str"
+			if form == formLineStrp {
+				sec = ".debug_line_str"
+			}
+			so := c.Sized(osz)
+			data := r.x.o.debug[sec]
+			if c.Err() != nil || so >= uint64(len(data)) {
+				return fs, false
+			}
+			n := bytes.IndexByte(data[so:], 0)
+			if n < 0 {
+				return fs, false
+			}
+			f.Val = string(data[so : so+uint64(n)])
+		case formSecOffset:
+			f.Val = int64(c.Sized(osz))
+		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
+			var n uint64
+			switch form {
+			case formBlock1:
+				n = uint64(c.U8())
+			case formBlock2:
+				n = uint64(c.U16())
+			case formBlock4:
+				n = uint64(c.U32())
+			default:
+				n = c.Uleb()
+			}
+			f.Val = c.Bytes(n)
+		case formLoclistx, formRnglistx:
+			f.Val = c.Uleb()
+		default:
+			return fs, false
+		}
+		if c.Err() != nil {
+			return fs, false
+		}
+		fs = append(fs, f)
+	}
+	return fs, true
+}
+
+// formClass is debug/dwarf's class of an attribute at of a form
+// fieldsOf decodes, in a unit of version 4 or later.
+func formClass(form uint64, at dwarf.Attr) dwarf.Class {
+	switch form {
+	case formAddr:
+		return dwarf.ClassAddress
+	case formBlock, formBlock1, formBlock2, formBlock4:
+		if attrIsExprloc(at) {
+			return dwarf.ClassExprLoc
+		}
+		return dwarf.ClassBlock
+	case formData1, formData2, formData4, formData8, formSdata, formUdata, formImplicitConst:
+		return dwarf.ClassConstant
+	case formFlag, formFlagPresent:
+		return dwarf.ClassFlag
+	case formRef1, formRef2, formRef4, formRef8:
+		return dwarf.ClassReference
+	case formString, formStrp, formLineStrp:
+		return dwarf.ClassString
+	case formSecOffset:
+		return attrPtrClass(at)
+	case formExprloc:
+		return dwarf.ClassExprLoc
+	case formLoclistx:
+		return dwarf.ClassLocList
+	case formRnglistx:
+		return dwarf.ClassRngList
+	}
+	return dwarf.ClassUnknown
+}
+
+// attrIsExprloc: the attributes whose block forms debug/dwarf classes as
+// expressions.
+func attrIsExprloc(at dwarf.Attr) bool {
+	switch at {
+	case dwarf.AttrLocation, dwarf.AttrByteSize, dwarf.AttrBitOffset, dwarf.AttrBitSize,
+		dwarf.AttrStringLength, dwarf.AttrLowerBound, dwarf.AttrReturnAddr, dwarf.AttrStrideSize,
+		dwarf.AttrUpperBound, dwarf.AttrCount, dwarf.AttrDataMemberLoc, dwarf.AttrFrameBase,
+		dwarf.AttrSegment, dwarf.AttrStaticLink, dwarf.AttrUseLocation, dwarf.AttrVtableElemLoc,
+		dwarf.AttrAllocated, dwarf.AttrAssociated, dwarf.AttrDataLocation, dwarf.AttrStride:
+		return true
+	}
+	return false
+}
+
+// attrPtrClass is debug/dwarf's class of a DW_FORM_sec_offset attribute.
+func attrPtrClass(at dwarf.Attr) dwarf.Class {
+	switch at {
+	case dwarf.AttrLocation, dwarf.AttrStringLength, dwarf.AttrReturnAddr, dwarf.AttrDataMemberLoc,
+		dwarf.AttrFrameBase, dwarf.AttrSegment, dwarf.AttrStaticLink, dwarf.AttrUseLocation,
+		dwarf.AttrVtableElemLoc, dwarf.AttrLoclistsBase:
+		return dwarf.ClassLocListPtr
+	case dwarf.AttrStmtList:
+		return dwarf.ClassLinePtr
+	case dwarf.AttrStartScope, dwarf.AttrRanges:
+		return dwarf.ClassRangeListPtr
+	case dwarf.AttrMacroInfo:
+		return dwarf.ClassMacPtr
+	case dwarf.AttrStrOffsetsBase:
+		return dwarf.ClassStrOffsetsPtr
+	case dwarf.AttrAddrBase:
+		return dwarf.ClassAddrPtr
+	case dwarf.AttrRnglistsBase:
+		return dwarf.ClassRngListsPtr
+	}
+	return dwarf.ClassUnknown
+}
+
+// SkipChildren is dwarf.Reader.SkipChildren.
+func (r *EntryReader) SkipChildren() {
+	if !r.fast {
+		r.lk.SkipChildren()
+		return
+	}
+	if !r.children {
+		return
+	}
+	// dwarf.Reader goes to the next unit from a unit's entry.
+	if r.e.Tag == dwarf.TagCompileUnit || r.e.Tag == dwarf.TagPartialUnit || !r.skip(r.sibling) {
+		r.slow()
+		r.lk.SkipChildren()
+		return
+	}
+	r.skipped, r.children, r.sibling = true, false, 0
+}
+
+// skip passes over the children of an entry that has them (with the
+// sibling it named) as dwarf.Reader.SkipChildren does: to the sibling
+// when it lies ahead, else entry by entry; false if an entry there is
+// left to debug/dwarf.
+func (r *EntryReader) skip(sibling dwarf.Offset) bool {
+	u := r.u
+	if sibling >= dwarf.Offset(r.c.Off()) {
+		if sibling < u.dieOff || sibling >= u.end {
+			return false
+		}
+		r.c.Reset(0, r.x.o.debug[".debug_info"][:u.end])
+		r.c.Skip(uint64(sibling))
+		return true
+	}
+	for {
+		e, ok := r.decode()
+		if !ok {
+			return false
+		}
+		if e.Tag == 0 {
+			return true
+		}
+		if e.Children {
+			sib, _ := e.Val(dwarf.AttrSibling).(dwarf.Offset)
+			if !r.skip(sib) {
+				return false
+			}
+		}
+	}
+}
