@@ -135,6 +135,11 @@ func TestDecodersMatchDebugDWARF(t *testing.T) {
 	}
 	t.Run("badform", func(t *testing.T) { checkDecoders(t, filepath.Join(fixtureDir, "badform-x86_64.o")) })
 	t.Run("rust", func(t *testing.T) { checkDecoders(t, filepath.Join("..", "encode", "testdata", "rust.elf")) })
+}
+
+// TestKernelDecodersMatchDebugDWARF: the same on each kernel's tcp_bbr.ko
+// (make check-kernel).
+func TestKernelDecodersMatchDebugDWARF(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
 		t.Run(k.Name+"/tcp_bbr", func(t *testing.T) {
 			checkDecoders(t, filepath.Join(k.Dir, "modules", "tcp_bbr.ko"))
