@@ -259,18 +259,7 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 		case formSecOffset:
 			v.class, v.kind, v.u = ptrClass(ab.attrs[i]), valInt, c.Sized(osz)
 		case formExprloc, formBlock1, formBlock2, formBlock4, formBlock:
-			var n uint64
-			switch form {
-			case formBlock1:
-				n = uint64(c.U8())
-			case formBlock2:
-				n = uint64(c.U16())
-			case formBlock4:
-				n = uint64(c.U32())
-			default:
-				n = c.Uleb()
-			}
-			v.class, v.kind, v.b = dwarf.ClassBlock, valBytes, c.Bytes(n)
+			v.class, v.kind, v.b = dwarf.ClassBlock, valBytes, c.Bytes(blockLen(c, form))
 			if form == formExprloc || ab.attrs[i] == dwarf.AttrLocation {
 				v.class = dwarf.ClassExprLoc
 			}

@@ -228,18 +228,7 @@ func (r *EntryReader) fieldsOf(ab *abbrev, fs []dwarf.Field) ([]dwarf.Field, boo
 		case formSecOffset:
 			f.Val = int64(c.Sized(osz))
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
-			var n uint64
-			switch form {
-			case formBlock1:
-				n = uint64(c.U8())
-			case formBlock2:
-				n = uint64(c.U16())
-			case formBlock4:
-				n = uint64(c.U32())
-			default:
-				n = c.Uleb()
-			}
-			f.Val = c.Bytes(n)
+			f.Val = c.Bytes(blockLen(c, form))
 		case formLoclistx, formRnglistx:
 			f.Val = c.Uleb()
 		default:

@@ -304,14 +304,8 @@ func skipForm(c *dwarfbuf.Buf, form uint64, u *unitHdr, depth int) {
 		c.SkipLeb()
 	case formString:
 		c.CString()
-	case formBlock1:
-		c.Skip(uint64(c.U8()))
-	case formBlock2:
-		c.Skip(uint64(c.U16()))
-	case formBlock4:
-		c.Skip(uint64(c.U32()))
-	case formBlock, formExprloc:
-		c.Skip(c.Uleb())
+	case formBlock1, formBlock2, formBlock4, formBlock, formExprloc:
+		c.Skip(blockLen(c, form))
 	case formIndirect:
 		if depth > 2 {
 			c.Fail("nested DW_FORM_indirect")
@@ -344,4 +338,18 @@ func countInlined(info []byte, u *unitHdr, tab *abbrevTable, order binary.ByteOr
 		}
 	}
 	return n
+}
+
+// blockLen reads the length that starts a block-class attribute of form
+// (DW_FORM_block1/2/4 and the ULEB128 of block and exprloc).
+func blockLen(c *dwarfbuf.Buf, form uint64) uint64 {
+	switch form {
+	case formBlock1:
+		return uint64(c.U8())
+	case formBlock2:
+		return uint64(c.U16())
+	case formBlock4:
+		return uint64(c.U32())
+	}
+	return c.Uleb()
 }
