@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/btfinline/btfinline/encode"
-	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/ksys"
 	"golang.org/x/sync/errgroup"
 )
@@ -109,13 +108,13 @@ type object struct {
 // or a loaded module's name), building what is missing: see the package
 // doc for the order. An object whose own BTF the kernel does not serve
 // (no CONFIG_DEBUG_INFO_BTF, a module not loaded) is left out, for the
-// caller to report as it reports a missing base. Modules are encoded in one batch on vmlinux's BTF,
-// loaded once.
+// caller to report as it reports a missing base. Modules are encoded in
+// one batch on vmlinux's BTF, loaded once.
 func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
-	sys := o.Sys
-	if sys.Root == "" {
-		sys.Root = "/"
+	if o.Sys.Root == "" {
+		o.Sys.Root = "/"
 	}
+	sys := o.Sys
 	rel := KernelRelease(sys)
 	var out []Found
 	var need []*object
@@ -164,7 +163,7 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 		}
 		need = append(need, ob)
 	}
-	found, err := provide(ctx, need, o, func(name string) []string { return localModules(sys.Root, rel, name) })
+	found, err := provide(ctx, need, o)
 	return append(out, found...), err
 }
 
@@ -191,7 +190,7 @@ var moduleTree = struct {
 // its build id (taken in build id order, so that two processes cannot
 // deadlock), it checks the cache again, finds the DWARF, and encodes,
 // vmlinux alone and the modules as one batch.
-func provide(ctx context.Context, objs []*object, o Options, modFiles func(string) []string) ([]Found, error) {
+func provide(ctx context.Context, objs []*object, o Options) ([]Found, error) {
 	out, build := fromCacheAll(objs, o, false)
 	if len(build) == 0 {
 		return out, nil
@@ -221,7 +220,7 @@ func provide(ctx context.Context, objs []*object, o Options, modFiles func(strin
 		}
 		g.Go(func() error {
 			if ob.dwarf == "" {
-				if errs[i] = findDWARF(ctx, ob, o, modFiles); errs[i] != nil {
+				if errs[i] = findDWARF(ctx, ob, o); errs[i] != nil {
 					return nil
 				}
 			}
@@ -292,24 +291,15 @@ func fromCache(ob *object, o Options, say bool) (Found, bool) {
 }
 
 // findDWARF sets ob.dwarf: a local file first, then a fetched one.
-func findDWARF(ctx context.Context, ob *object, o Options, mods func(string) []string) error {
+func findDWARF(ctx context.Context, ob *object, o Options) error {
 	root := o.Sys.Root
-	if root == "" {
-		root = "/"
+	var mods []string
+	if ob.name != "vmlinux" && ob.rel != "" {
+		mods = localModules(root, ob.rel, ob.name)
 	}
-	var local []string
-	if ob.name == "vmlinux" {
-		local = localCandidates(root, ob.name, ob.id, ob.rel, nil)
-	} else {
-		local = localCandidates(root, ob.name, ob.id, ob.rel, map[string][]string{normModule(ob.name): mods(ob.name)})
-	}
-	for _, p := range local {
-		ok, why := checkDWARF(p, ob.id)
+	for _, p := range localCandidates(root, ob.name, ob.id, ob.rel, mods) {
+		ok, why := checkDWARF(p, ob.id, ob.ownSHA)
 		if ok {
-			if why := ownBTFDiffers(p, ob); why != "" {
-				ob.tried = append(ob.tried, Tried{p, why})
-				continue
-			}
 			ob.dwarf = p
 			return nil
 		}
@@ -335,11 +325,7 @@ func findDWARF(ctx context.Context, ob *object, o Options, mods func(string) []s
 		ob.tried = append(ob.tried, Tried{"debuginfod", err.Error()})
 		return notFound(ob, root)
 	}
-	if ok, why := checkDWARF(p, ob.id); !ok {
-		ob.tried = append(ob.tried, Tried{"debuginfod: " + p, why})
-		return notFound(ob, root)
-	}
-	if why := ownBTFDiffers(p, ob); why != "" {
+	if ok, why := checkDWARF(p, ob.id, ob.ownSHA); !ok {
 		ob.tried = append(ob.tried, Tried{"debuginfod: " + p, why})
 		return notFound(ob, root)
 	}
@@ -350,32 +336,6 @@ func findDWARF(ctx context.Context, ob *object, o Options, mods func(string) []s
 
 func notFound(ob *object, root string) error {
 	return &NotFoundError{Object: ob.name, BuildID: ob.id, Release: ob.rel, Tried: ob.tried, Hint: installHint(root, ob.rel)}
-}
-
-// ownBTFDiffers refuses a DWARF file whose .BTF is not the one the kernel
-// serves for the object: the inline BTF is split on it, and would not
-// load on the running base.
-func ownBTFDiffers(path string, ob *object) string {
-	if ob.ownSHA == "" {
-		return "" // Prepare: no running object to match; describe reads it
-	}
-	f, err := elfobj.Open(path)
-	if err != nil {
-		return err.Error()
-	}
-	defer f.Close()
-	s := f.Section(".BTF")
-	if s == nil {
-		return "has no .BTF to split the inline BTF on (a debug-only file: give the object with its .BTF)"
-	}
-	b, err := f.Data(s)
-	if err != nil {
-		return ".BTF unreadable: " + err.Error()
-	}
-	if chainSHA(b) != ob.ownSHA {
-		return "its .BTF differs from the running kernel's (" + short(chainSHA(b)) + " vs " + short(ob.ownSHA) + ")"
-	}
-	return ""
 }
 
 // encodeOne encodes a vmlinux (its DIEs keep every CPU busy alone) and

@@ -18,9 +18,8 @@ const debugDir = "/usr/lib/debug"
 // localCandidates are the paths, below root, where the DWARF of obj of
 // kernel release rel may be: by build id first (every distribution's
 // debug packages, and elfutils' own lookup), then by each distribution's
-// layout. mods maps a normalized module name to its files in the debug
-// tree of rel, walked once per lookup.
-func localCandidates(root, obj, id, rel string, mods map[string][]string) []string {
+// layout. modFiles are a module's files in the debug tree of rel.
+func localCandidates(root, obj, id, rel string, modFiles []string) []string {
 	var c []string
 	if len(id) > 2 {
 		c = append(c, filepath.Join(root, debugDir, ".build-id", id[:2], id[2:]+".debug"))
@@ -36,7 +35,7 @@ func localCandidates(root, obj, id, rel string, mods map[string][]string) []stri
 			filepath.Join(root, "/lib/modules", rel, "build", "vmlinux"), // its build tree
 		)
 	}
-	return append(c, mods[normModule(obj)]...)
+	return append(c, modFiles...)
 }
 
 // normModule is a module's name as the kernel spells it: '-' in file
@@ -68,11 +67,14 @@ func moduleFiles(root, rel string) map[string][]string {
 	return out
 }
 
-// checkDWARF opens a candidate and says whether it is the object's DWARF:
-// its build id must be id (any, for id "") and it must carry .debug_info.
-// why is what to tell the user about a candidate that exists and is
-// refused; "" with ok false means it does not exist.
-func checkDWARF(path, id string) (ok bool, why string) {
+// checkDWARF opens a candidate once and says whether it is the object's
+// DWARF: its build id must be id (any, for id "") and it must carry
+// .debug_info and, for ownSHA other than "", the .BTF the kernel serves
+// for the object (the inline BTF is split on it, and would not load on
+// the running base otherwise). why is what to tell the user about a
+// candidate that exists and is refused; "" with ok false means it does
+// not exist.
+func checkDWARF(path, id, ownSHA string) (ok bool, why string) {
 	f, err := elfobj.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -93,6 +95,20 @@ func checkDWARF(path, id string) (ok bool, why string) {
 	}
 	if s := f.Section(".debug_info"); s == nil || s.Size == 0 {
 		return false, "has no DWARF (.debug_info)"
+	}
+	if ownSHA == "" {
+		return true, "" // Prepare: no running object to match; describe reads it
+	}
+	s := f.Section(".BTF")
+	if s == nil {
+		return false, "has no .BTF to split the inline BTF on (a debug-only file: give the object with its .BTF)"
+	}
+	b, err := f.Data(s)
+	if err != nil {
+		return false, ".BTF unreadable: " + err.Error()
+	}
+	if got := chainSHA(b); got != ownSHA {
+		return false, "its .BTF differs from the running kernel's (" + short(got) + " vs " + short(ownSHA) + ")"
 	}
 	return true, ""
 }

@@ -28,10 +28,10 @@ type Request struct {
 // the modules is the vmlinux among them: its .BTF is what the kernel will
 // serve as /sys/kernel/btf/vmlinux, byte for byte.
 func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
-	root := o.Sys.Root
-	if root == "" {
-		root = "/"
+	if o.Sys.Root == "" {
+		o.Sys.Root = "/"
 	}
+	root := o.Sys.Root
 	var files []string
 	for _, id := range req.BuildIDs {
 		id = strings.ToLower(id)
@@ -39,7 +39,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 			return nil, fmt.Errorf("--build-id %q: not a hex build id", id)
 		}
 		ob := &object{id: id, name: "build id " + id}
-		if err := findDWARF(ctx, ob, o, func(string) []string { return nil }); err != nil {
+		if err := findDWARF(ctx, ob, o); err != nil {
 			return nil, err
 		}
 		files = append(files, ob.dwarf)
@@ -48,7 +48,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 		var vm string
 		var tried []Tried
 		for _, p := range localCandidates(root, "vmlinux", "", req.Release, nil) {
-			ok, why := checkDWARF(p, "")
+			ok, why := checkDWARF(p, "", "")
 			if ok {
 				vm = p
 				break
@@ -82,7 +82,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 	if err != nil {
 		return nil, err
 	}
-	return provide(ctx, objs, o, func(string) []string { return nil })
+	return provide(ctx, objs, o)
 }
 
 // describe reads what provide needs of each DWARF file: the object it is,
