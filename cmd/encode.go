@@ -115,8 +115,8 @@ status is then 1. The summary is one line per file and a total.`,
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also print timings")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
-	f.StringVar(&o.probePoint, "probe-point", "block", "block (the address locating the most parameters) or entry (the entry pc)")
-	f.StringVar(&o.langs, "lang-exclude", "rust", "leave out the compilation units of these source languages (comma-separated; \"\" for none)")
+	f.StringVar(&o.probePoint, "probe-point", defaultProbePoint, "block (the address locating the most parameters) or entry (the entry pc)")
+	f.StringVar(&o.langs, "lang-exclude", defaultLangExclude, "leave out the compilation units of these source languages (comma-separated; \"\" for none)")
 	f.StringVar(&o.outDir, "output-dir", "", "write each FILE's detached BTF to DIR/NAME.inline")
 	f.StringVar(&o.filesFrom, "files-from", "", "also encode the files listed in this file (\"-\": standard input)")
 	f.IntVar(&o.jobs, "jobs", 0, "files encoded at once in a batch (default: number of CPUs)")
@@ -128,6 +128,13 @@ status is then 1. The summary is one line per file and a total.`,
 	_ = f.MarkHidden("memprofile")
 	return c
 }
+
+// The defaults of encode's flags, which the lookup chain encodes with too
+// and sites --dwarf places its sites by.
+const (
+	defaultProbePoint  = "block"
+	defaultLangExclude = "rust"
+)
 
 // options are the encode.Options of the flags.
 func (o *encodeOptions) options() (encode.Options, error) {

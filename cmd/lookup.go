@@ -54,7 +54,7 @@ func (l *lookupFlags) options(stderr io.Writer, sys ksys.System) (lookup.Options
 		}
 		dir = d
 	}
-	eo, err := (&encodeOptions{langs: "rust", probePoint: "block"}).options()
+	eo, err := (&encodeOptions{langs: defaultLangExclude, probePoint: defaultProbePoint}).options()
 	if err != nil {
 		return lookup.Options{}, err
 	}

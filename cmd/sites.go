@@ -103,7 +103,7 @@ pc names it: "[entry pc 0x...]" (JSON: entry_pc).
 	f.BoolVar(&o.stats, "stats", false, "print statistics instead of sites")
 	f.BoolVar(&o.reasons, "reasons", false, "with --dwarf: say why an unavailable location cannot be expressed")
 	f.BoolVar(&o.nesting, "nesting", false, "mark sites nested in other inline expansions (reads DWARF)")
-	f.StringVar(&o.probePoint, "probe-point", "block", "with --dwarf: block (the address locating the most parameters) or entry (the entry pc)")
+	f.StringVar(&o.probePoint, "probe-point", defaultProbePoint, "with --dwarf: block (the address locating the most parameters) or entry (the entry pc)")
 	f.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys for --running (testing)")
 	f.StringVar(&o.inline, "inline", "", "with --running: the object's .BTF.inline from this file")

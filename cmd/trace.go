@@ -226,15 +226,11 @@ func isFileArg(s string, haveBases bool) bool {
 func (o *traceOptions) lookupInline(c *cobra.Command, ctx context.Context, sys ksys.System, probes []trace.Probe) ([]string, error) {
 	given := map[string]bool{}
 	for _, f := range o.inline {
-		given[strings.TrimSuffix(filepath.Base(f), ".inline")] = true
+		given[trace.InlineObject(f)] = true
 	}
 	var objs []string
 	for _, p := range probes {
-		obj := p.Module
-		if obj == "" {
-			obj = "vmlinux"
-		}
-		if !given[obj] {
+		if obj := p.Object(); !given[obj] {
 			given[obj] = true
 			objs = append(objs, obj)
 		}

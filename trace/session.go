@@ -20,13 +20,17 @@ type plan struct {
 	tgid   uint32
 }
 
-// objectOf names the object a probe refers to.
-func objectOf(p Probe) string {
+// Object names the object a probe refers to: its module, else vmlinux.
+func (p Probe) Object() string {
 	if p.Module == "" {
 		return "vmlinux"
 	}
 	return p.Module
 }
+
+// InlineObject names the object an --inline file holds, by its name:
+// vmlinux.inline, fuse.inline.
+func InlineObject(file string) string { return strings.TrimSuffix(filepath.Base(file), ".inline") }
 
 // openTargets opens the object of every probe: FILE (on the running
 // kernel's addresses) or the running kernel's BTF.
@@ -53,14 +57,14 @@ func openTargets(o Options) (map[string]*resolve.Target, error) {
 	}
 	inline := map[string]string{}
 	for _, f := range o.Inline {
-		obj := strings.TrimSuffix(filepath.Base(f), ".inline")
+		obj := InlineObject(f)
 		if _, dup := inline[obj]; dup {
 			return nil, fmt.Errorf("--inline: two files for %s", obj)
 		}
 		inline[obj] = f
 	}
 	for _, p := range o.Probes {
-		obj := objectOf(p)
+		obj := p.Object()
 		if _, ok := out[obj]; ok {
 			continue
 		}
@@ -109,7 +113,7 @@ func makePlan(o Options) (*plan, error) {
 	for _, p := range o.Probes {
 		t := targets[""]
 		if t == nil {
-			t = targets[objectOf(p)]
+			t = targets[p.Object()]
 		}
 		r, err := t.Resolve(p.Func, nil)
 		if err != nil {
