@@ -6,9 +6,11 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,8 +74,62 @@ func (l *lookupFlags) options(stderr io.Writer, sys ksys.System) (lookup.Options
 			c.Progress = progress(stderr)
 		}
 		o.Fetch = c.Debuginfo
+		o.FetchSize = c.Size
 	}
 	return o, nil
+}
+
+// findAll is find for a command over many objects (sites --running): it
+// says first what it will do when there is work (how many objects, and
+// how many bytes of DWARF to read and to download), and an object whose
+// inline BTF is nowhere is returned as missing rather than failing the
+// rest.
+func (l *lookupFlags) findAll(ctx context.Context, stderr io.Writer, sys ksys.System, objs []string) ([]lookup.Found, []*lookup.NotFoundError, error) {
+	o, err := l.options(stderr, sys)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.KeepGoing = true
+	if !l.quiet {
+		o.Plan = func(p lookup.Plan) {
+			if line := planLine(len(objs), p); line != "" {
+				fmt.Fprintln(stderr, line)
+			}
+		}
+	}
+	found, err := lookup.Find(ctx, objs, o)
+	var me *lookup.MissingError
+	if errors.As(err, &me) {
+		return found, me.Objects, nil
+	}
+	return found, nil, err
+}
+
+// planLine says what a lookup over n objects is about to do, "" when it
+// has nothing to build.
+func planLine(n int, p lookup.Plan) string {
+	if len(p.Local)+len(p.Fetch)+len(p.Missing) == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%d ready", len(p.Ready))}
+	mb := func(ps []lookup.Pending) string {
+		b, known := lookup.Bytes(ps)
+		s := fmt.Sprintf("%.1f MB", float64(b)/1e6)
+		if !known {
+			s += ", some of unknown size"
+		}
+		return s
+	}
+	if len(p.Local) > 0 {
+		parts = append(parts, fmt.Sprintf("%d to encode from this machine's debug files (%s)", len(p.Local), mb(p.Local)))
+	}
+	if len(p.Fetch) > 0 {
+		parts = append(parts, fmt.Sprintf("%d to download from debuginfod (%s) and encode", len(p.Fetch), mb(p.Fetch)))
+	}
+	if len(p.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d with no debug files here", len(p.Missing)))
+	}
+	return fmt.Sprintf("btfinline: inline BTF of %d objects: %s", n, strings.Join(parts, ", "))
 }
 
 // find returns the inline BTF file of each of objs on the running kernel.

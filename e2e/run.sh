@@ -304,6 +304,9 @@ if [ "$E2E_RESOLVER" = btfinline ]; then
   grep -qx 'E2E lookup kernel-inline=0 cache-entries=2' "$work/results.txt" || failed "the guest's inline BTF did not come from the cache alone"
   grep -qx 'E2E lookup empty-cache error names the package: yes' "$work/results.txt" || failed "no check of the empty cache's error"
   grep -qx 'E2E lookup other-build entry refused: yes' "$work/results.txt" || failed "no check of another build's cache entry"
+  grep -qE '^E2E lookup sites-running objects=[0-9]+ lines=[0-9]+ module-lines=[1-9][0-9]* same-as-each=yes ' "$work/results.txt" ||
+    failed "sites --running did not list vmlinux and the loaded modules as --module does for each"
+  grep -qx 'E2E lookup sites-running missing module named, vmlinux listed: yes' "$work/results.txt" || failed "no check of sites --running with a module's inline BTF missing"
 fi
 grep -qE '^E2E (MISMATCH|UNPAIRED|error)' "$work/results.txt" && failed "mismatches or errors"
 sum=$(grep '^E2E summary' "$work/results.txt" || true)

@@ -134,6 +134,26 @@ trace_module() {
 	trace_stop /tmp/trc.err
 	echo "E2E trace running-count $(tail -n 1 /tmp/trc.json)"
 	kprobes_left running
+	# Two sessions at once on overlapping functions (the kernel aggregates
+	# their kprobes at a shared place): each counts every hit, as the
+	# session alone did.
+	trace_start /tmp/to1.json /tmp/to1.err btfi_e2e:btfi_add3 btfi_e2e:btfi_wide $TRACE_SRC --count --json || return
+	_p1=$TRACE_PID
+	trace_start /tmp/to2.json /tmp/to2.err btfi_e2e:btfi_add3 $TRACE_SRC --count --json || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	trace_stop /tmp/to2.err
+	TRACE_PID=$_p1
+	trace_stop /tmp/to1.err
+	_solo=$(tail -n 1 /tmp/trc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')
+	expect "overlapping sessions: btfi_add3 hits in each, as alone; btfi_wide hit" \
+		"$(func_hits /tmp/to1.json btfi_add3) $(func_hits /tmp/to2.json btfi_add3) $([ "$(func_hits /tmp/to1.json btfi_wide)" -gt 0 ] && echo y)" "$_solo $_solo y"
+	kprobes_left overlapping
+}
+
+# func_hits JSON FUNC: the hits of FUNC in the last counts line of trace
+# --count --json.
+func_hits() {
+	tail -n 1 "$1" | grep -o '"func":"'"$2"'","caller":"[^"]*","hits":[0-9]*' | sed 's/.*"hits"://' | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # loop_ns N: the module's tight loop of N btfi_hot calls, in ns.

@@ -3,6 +3,7 @@ package kprobe
 import (
 	"debug/elf"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -647,6 +648,15 @@ func ModuleSection(name string) string {
 		return "module exit text (runs only at unload)"
 	}
 	return ""
+}
+
+// ForSyms returns r for the object whose function symbols are funcs: the
+// running kernel's rules are read once and shared by its objects.
+func (r *Rules) ForSyms(funcs *ksym.SymTab) *Rules {
+	c := *r
+	c.syms = funcs
+	c.Notes = slices.Clone(r.Notes)
+	return &c
 }
 
 // RunningRules derives the rules for the running kernel: the debugfs

@@ -34,6 +34,60 @@ type Options struct {
 	Encode encode.Options
 	// Log gets one line per step worth telling (nil: silent).
 	Log func(format string, a ...any)
+	// Plan, when set, is told what Find will do once the cache and this
+	// machine's debug files are looked at, before anything is fetched or
+	// encoded: a command that needs many objects says so first.
+	Plan func(Plan)
+	// FetchSize, when set with Plan, gives the size of a build id's DWARF
+	// on the servers (-1: unknown) for the plan's fetch list.
+	FetchSize func(ctx context.Context, buildID string) int64
+	// KeepGoing: an object whose DWARF is found nowhere costs that object
+	// only. Find then returns what it found and a *MissingError naming the
+	// rest; without it, the first such object fails the call.
+	KeepGoing bool
+}
+
+// Plan is what Find is about to do.
+type Plan struct {
+	Ready   []Found   // served by the kernel or cached
+	Local   []Pending // DWARF on this machine, to encode
+	Fetch   []Pending // DWARF to download (Fetch set), then encode
+	Missing []string  // objects with DWARF nowhere here, and no fetching
+}
+
+// Pending is one object to build, with the DWARF file it is built from
+// (a local path, or for a fetch its build id) and that file's size (-1:
+// unknown).
+type Pending struct {
+	Object, BuildID, Path string
+	Size                  int64
+}
+
+// Bytes sums the known sizes of ps, and says whether all were known.
+func Bytes(ps []Pending) (n int64, known bool) {
+	known = true
+	for _, p := range ps {
+		if p.Size < 0 {
+			known = false
+			continue
+		}
+		n += p.Size
+	}
+	return n, known
+}
+
+// MissingError lists the objects, with KeepGoing, whose inline BTF could
+// not be provided; the others were.
+type MissingError struct {
+	Objects []*NotFoundError
+}
+
+func (e *MissingError) Error() string {
+	names := make([]string, len(e.Objects))
+	for i, o := range e.Objects {
+		names[i] = o.Object
+	}
+	return fmt.Sprintf("no inline BTF for %d of the objects (%s); the first: %v", len(names), strings.Join(names, ", "), e.Objects[0])
 }
 
 func (o *Options) log(format string, a ...any) {
@@ -163,8 +217,7 @@ func Find(ctx context.Context, objs []string, o Options) ([]Found, error) {
 		}
 		need = append(need, ob)
 	}
-	found, err := provide(ctx, need, o)
-	return append(out, found...), err
+	return provide(ctx, out, need, o)
 }
 
 // localModules lists where the DWARF of a module may be on this machine,
@@ -189,11 +242,14 @@ var moduleTree = struct {
 // provide gets each object from the cache or builds it: under the lock of
 // its build id (taken in build id order, so that two processes cannot
 // deadlock), it checks the cache again, finds the DWARF, and encodes,
-// vmlinux alone and the modules as one batch.
-func provide(ctx context.Context, objs []*object, o Options) ([]Found, error) {
-	out, build := fromCacheAll(objs, o, false)
+// vmlinux alone and the modules as one batch. ready are the objects the
+// kernel serves, for the plan and the result.
+func provide(ctx context.Context, ready []Found, objs []*object, o Options) ([]Found, error) {
+	cached, build := fromCacheAll(objs, o, false)
+	out := append(ready, cached...)
 	if len(build) == 0 {
-		return out, nil
+		o.plan(ctx, out, nil)
+		return sortFound(out), nil
 	}
 	slices.SortFunc(build, func(a, b *object) int { return strings.Compare(a.id, b.id) })
 	for _, ob := range build {
@@ -206,21 +262,25 @@ func provide(ctx context.Context, objs []*object, o Options) ([]Found, error) {
 	// Another process may have built some while we waited for the locks.
 	again, todo := fromCacheAll(build, o, true)
 	out = append(out, again...)
-	// Every DWARF file at once: downloads overlap one another, and vmlinux
-	// is encoded as soon as its file is there, while the modules' still
+	// This machine's files first, so that the plan knows what is left to
+	// download before anything is.
+	for _, ob := range todo {
+		if ob.dwarf == "" {
+			findLocal(ob, o)
+		}
+	}
+	o.plan(ctx, out, todo)
+	// Every download at once: they overlap one another, and vmlinux is
+	// encoded as soon as its file is there, while the modules' still
 	// arrive. Errors are reported in the objects' order, not the race's.
 	errs := make([]error, len(todo))
 	vms := make([]*Found, len(todo))
 	var g errgroup.Group
 	g.SetLimit(4)
-	var mods []*object
 	for i, ob := range todo {
-		if len(ob.bases) > 0 {
-			mods = append(mods, ob)
-		}
 		g.Go(func() error {
 			if ob.dwarf == "" {
-				if errs[i] = findDWARF(ctx, ob, o); errs[i] != nil {
+				if errs[i] = fetchDWARF(ctx, ob, o); errs[i] != nil {
 					return nil
 				}
 			}
@@ -233,21 +293,73 @@ func provide(ctx context.Context, objs []*object, o Options) ([]Found, error) {
 		})
 	}
 	g.Wait()
-	for i := range todo {
-		if errs[i] != nil {
+	var missing MissingError
+	var mods []*object
+	for i, ob := range todo {
+		var nf *NotFoundError
+		switch {
+		case errs[i] == nil:
+		case o.KeepGoing && errors.As(errs[i], &nf):
+			missing.Objects = append(missing.Objects, nf)
+			continue
+		default:
 			return nil, errs[i]
 		}
 		if vms[i] != nil {
 			out = append(out, *vms[i])
+		} else {
+			mods = append(mods, ob)
 		}
 	}
 	built, err := encodeBatch(mods, o)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, built...)
-	slices.SortStableFunc(out, func(a, b Found) int { return strings.Compare(order(a.Object), order(b.Object)) })
+	out = sortFound(append(out, built...))
+	if len(missing.Objects) > 0 {
+		return out, &missing
+	}
 	return out, nil
+}
+
+func sortFound(fs []Found) []Found {
+	slices.SortStableFunc(fs, func(a, b Found) int { return strings.Compare(order(a.Object), order(b.Object)) })
+	return fs
+}
+
+// plan tells o.Plan what is about to happen to todo, with the sizes of
+// the downloads asked for at once.
+func (o *Options) plan(ctx context.Context, ready []Found, todo []*object) {
+	if o.Plan == nil {
+		return
+	}
+	p := Plan{Ready: slices.Clone(sortFound(ready))}
+	for _, ob := range todo {
+		switch {
+		case ob.dwarf != "":
+			size := int64(-1)
+			if st, err := os.Stat(ob.dwarf); err == nil {
+				size = st.Size()
+			}
+			p.Local = append(p.Local, Pending{Object: ob.name, BuildID: ob.id, Path: ob.dwarf, Size: size})
+		case o.Fetch != nil:
+			p.Fetch = append(p.Fetch, Pending{Object: ob.name, BuildID: ob.id, Size: -1})
+		default:
+			p.Missing = append(p.Missing, ob.name)
+		}
+	}
+	if o.FetchSize != nil {
+		var g errgroup.Group
+		g.SetLimit(8)
+		for i := range p.Fetch {
+			g.Go(func() error {
+				p.Fetch[i].Size = o.FetchSize(ctx, p.Fetch[i].BuildID)
+				return nil
+			})
+		}
+		g.Wait()
+	}
+	o.Plan(p)
 }
 
 // order puts vmlinux first, then modules by name.
@@ -292,6 +404,15 @@ func fromCache(ob *object, o Options, say bool) (Found, bool) {
 
 // findDWARF sets ob.dwarf: a local file first, then a fetched one.
 func findDWARF(ctx context.Context, ob *object, o Options) error {
+	if findLocal(ob, o); ob.dwarf != "" {
+		return nil
+	}
+	return fetchDWARF(ctx, ob, o)
+}
+
+// findLocal sets ob.dwarf to a file on this machine, if one is there,
+// and records each place it looked at.
+func findLocal(ob *object, o Options) {
 	root := o.Sys.Root
 	var mods []string
 	if ob.name != "vmlinux" && ob.rel != "" {
@@ -301,13 +422,18 @@ func findDWARF(ctx context.Context, ob *object, o Options) error {
 		ok, why := checkDWARF(p, ob.id, ob.ownSHA)
 		if ok {
 			ob.dwarf = p
-			return nil
+			return
 		}
 		if why == "" {
 			why = "does not exist"
 		}
 		ob.tried = append(ob.tried, Tried{p, why})
 	}
+}
+
+// fetchDWARF sets ob.dwarf to a fetched file, once findLocal found none.
+func fetchDWARF(ctx context.Context, ob *object, o Options) error {
+	root := o.Sys.Root
 	if o.Fetch == nil {
 		why := o.NoFetch
 		if why == "" {

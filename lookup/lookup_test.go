@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,6 +190,55 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
+	// Several objects: the plan says, before any work, what is ready,
+	// what is encoded from which local file (with its size) and what is
+	// nowhere; with KeepGoing a module with no DWARF costs that module
+	// only, and is named in a MissingError.
+	t.Run("plan", func(t *testing.T) {
+		k := newFakeKernel(t)
+		src := k.install(t, "/usr/lib/debug/boot/vmlinux-"+release, demo)
+		k.write(t, "/sys/kernel/btf/ghost", []byte("module BTF"))
+		k.write(t, "/sys/module/ghost/notes/.note.gnu.build-id", buildIDNote(t, strings.Repeat("ab", 20)))
+		served := k.write(t, "/sys/kernel/btf/served.inline", []byte("x"))
+		k.write(t, "/sys/kernel/btf/served", []byte("module BTF"))
+		o := k.options(t, &logLines{})
+		var plans []Plan
+		o.Plan = func(p Plan) { plans = append(plans, p) }
+		objs := []string{"vmlinux", "served", "ghost"}
+		o.KeepGoing = true
+		fs, err := Find(context.Background(), objs, o)
+		var me *MissingError
+		if !errors.As(err, &me) || len(me.Objects) != 1 || me.Objects[0].Object != "ghost" || !strings.Contains(err.Error(), "no inline BTF for 1 of the objects (ghost)") {
+			t.Fatalf("got %v, want ghost missing", err)
+		}
+		if len(fs) != 2 || fs[0].Object != "vmlinux" || fs[0].From != FromEncoded || fs[1].Path != served {
+			t.Fatalf("found %+v", fs)
+		}
+		st, _ := os.Stat(src)
+		if len(plans) != 1 {
+			t.Fatalf("%d plans", len(plans))
+		}
+		p := plans[0]
+		if len(p.Ready) != 1 || p.Ready[0].Object != "served" || len(p.Local) != 1 || p.Local[0].Path != src || p.Local[0].Size != st.Size() ||
+			len(p.Fetch) != 0 || !slices.Equal(p.Missing, []string{"ghost"}) {
+			t.Fatalf("plan %+v", p)
+		}
+		// With fetching, ghost is in the fetch list with the size asked.
+		plans = nil
+		o.Fetch = func(context.Context, string) (string, error) { return "", errors.New("404") }
+		o.FetchSize = func(_ context.Context, id string) int64 { return int64(len(id)) }
+		if _, err := Find(context.Background(), objs, o); !errors.As(err, &me) {
+			t.Fatalf("got %v", err)
+		}
+		if p := plans[0]; len(p.Ready) != 2 || len(p.Local) != 0 || len(p.Fetch) != 1 || p.Fetch[0].Object != "ghost" || p.Fetch[0].Size != 40 {
+			t.Fatalf("plan %+v", p)
+		}
+		o.KeepGoing = false
+		var nf *NotFoundError
+		if _, err := Find(context.Background(), objs, o); !errors.As(err, &nf) || errors.As(err, &me) {
+			t.Fatalf("without KeepGoing: %v, want ghost's NotFoundError", err)
+		}
+	})
 	t.Run("another build", func(t *testing.T) {
 		k := newFakeKernel(t)
 		k.install(t, "/usr/lib/debug/boot/vmlinux-"+release, "../e2e/kmod/btfi_e2e.ko")
@@ -358,4 +408,19 @@ func TestBuildIDNote(t *testing.T) {
 	if got := (ksys.System{Root: k.root}).BuildID("vmlinux", binary.LittleEndian); got != k.id {
 		t.Fatalf("notes say %q, want %q", got, k.id)
 	}
+}
+
+// buildIDNote is a GNU build id note of hex id, as
+// /sys/module/M/notes/.note.gnu.build-id serves it.
+func buildIDNote(t *testing.T, id string) []byte {
+	t.Helper()
+	desc, err := hex.DecodeString(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := binary.NativeEndian.AppendUint32(nil, 4)
+	b = binary.NativeEndian.AppendUint32(b, uint32(len(desc)))
+	b = binary.NativeEndian.AppendUint32(b, 3) // NT_GNU_BUILD_ID
+	b = append(b, "GNU\x00"...)
+	return append(b, desc...)
 }

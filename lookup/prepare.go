@@ -82,7 +82,7 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 	if err != nil {
 		return nil, err
 	}
-	return provide(ctx, objs, o)
+	return provide(ctx, nil, objs, o)
 }
 
 // describe reads what provide needs of each DWARF file: the object it is,

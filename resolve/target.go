@@ -34,6 +34,9 @@ type Options struct {
 	// not publish one); base BTF and addresses still come from the
 	// running kernel.
 	Inline string
+	// Kernel, with Running: the kernel's shared state, when the caller
+	// opens several of its objects (nil: read here).
+	Kernel *Kernel
 }
 
 // Target is an opened object: its inline BTF, where its sections are, its
@@ -356,30 +359,58 @@ func (t *Target) cfaPC(s *site.Site) uint64 {
 	return s.Addr - t.Slide
 }
 
-func openRunning(o Options) (*Target, error) {
-	sys := o.Sys
+// Kernel is what the running objects of one kernel share, read once for
+// a command that opens many of them (sites --running over every loaded
+// module): kallsyms, vmlinux's BTF and the kprobe rules' inputs.
+type Kernel struct {
+	sys   ksys.System
+	arch  arch.Arch
+	syms  *ksym.Kallsyms
+	vm    *btf.Spec
+	rules *kprobe.Rules // without symbols: each object gets its own
+}
+
+// OpenKernel reads the running kernel's shared state from sys.
+func OpenKernel(sys ksys.System) (*Kernel, error) {
 	if sys.Root == "" {
 		sys.Root = "/"
 	}
-	mod := o.Module
-	if mod == "" {
-		mod = "vmlinux"
-	}
-	t := &Target{Name: mod, Running: true, Arch: arch.Host()}
-	if t.Arch == arch.Unknown {
+	k := &Kernel{sys: sys, arch: arch.Host()}
+	if k.arch == arch.Unknown {
 		return nil, errors.New("--running: unsupported host architecture")
 	}
-	k, err := sys.Kallsyms()
-	if err != nil {
+	var err error
+	if k.syms, err = sys.Kallsyms(); err != nil {
 		return nil, err
 	}
-	vm, err := btf.LoadFile(sys.BTFPath("vmlinux"), nil)
+	k.vm, err = btf.LoadFile(sys.BTFPath("vmlinux"), nil)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist: the running kernel publishes no BTF (CONFIG_DEBUG_INFO_BTF)", sys.BTFPath("vmlinux"))
 	}
 	if err != nil {
 		return nil, err
 	}
+	if k.rules, err = kprobe.RunningRules(sys, k.syms, k.arch, nil); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func openRunning(o Options) (*Target, error) {
+	kern := o.Kernel
+	if kern == nil {
+		var err error
+		if kern, err = OpenKernel(o.Sys); err != nil {
+			return nil, err
+		}
+	}
+	sys, k, vm := kern.sys, kern.syms, kern.vm
+	mod := o.Module
+	if mod == "" {
+		mod = "vmlinux"
+	}
+	t := &Target{Name: mod, Running: true, Arch: kern.arch}
+	var err error
 	main := vm
 	if mod != "vmlinux" {
 		main, err = btf.LoadFile(sys.BTFPath(mod), vm)
@@ -403,9 +434,7 @@ func openRunning(o Options) (*Target, error) {
 	t.Main = main
 	t.module = mod != "vmlinux"
 	t.Syms = k.SymTab(mod)
-	if t.Rules, err = kprobe.RunningRules(sys, k, t.Arch, t.Syms); err != nil {
-		return nil, err
-	}
+	t.Rules = kern.rules.ForSyms(t.Syms)
 	t.Notes = append(t.Notes, t.Rules.Notes...)
 	if mod == "vmlinux" {
 		text, err := k.TextBase()

@@ -90,6 +90,10 @@ type FormatOptions struct {
 type Marks struct {
 	NoAddr  string // why the site has no address ("" = it has one)
 	NoTrace string // why a kprobe cannot be placed at it ("" = it can)
+	// Module is the loaded module the site is in ("" = vmlinux, or an
+	// object that is not running): " [MOD]" after the caller, as
+	// /proc/kallsyms marks a module's symbols.
+	Module string
 }
 
 // appendSite appends the line of one site:
@@ -112,6 +116,11 @@ func appendSite(b []byte, s *Site, o *FormatOptions, m Marks) []byte {
 		b = strconv.AppendUint(b, s.CallerOff, 16)
 	} else {
 		b = append(b, '?')
+	}
+	if m.Module != "" {
+		b = append(b, " ["...)
+		b = append(b, m.Module...)
+		b = append(b, ']')
 	}
 	b = append(b, ' ')
 	if s.Section != "" {
@@ -233,6 +242,7 @@ type jsonSite struct {
 	Params     []jsonParam `json:"params"`
 	Ranges     [][2]uint64 `json:"ranges,omitempty"`
 	// With marks.
+	Module    string `json:"module,omitempty"`
 	Traceable *bool  `json:"traceable,omitempty"`
 	NoTrace   string `json:"notrace,omitempty"`
 	NoAddr    string `json:"no_address,omitempty"`
@@ -280,7 +290,7 @@ func WriteJSON(w io.Writer, sites []Site, o FormatOptions) error {
 		if o.Marks != nil {
 			m := o.Marks(i)
 			tr := m.NoAddr == "" && m.NoTrace == "" && o.NoAddresses == ""
-			js.Traceable, js.NoTrace, js.NoAddr = &tr, m.NoTrace, m.NoAddr
+			js.Traceable, js.NoTrace, js.NoAddr, js.Module = &tr, m.NoTrace, m.NoAddr, m.Module
 			if js.NoAddr == "" {
 				js.NoAddr = o.NoAddresses
 			}

@@ -305,6 +305,72 @@ func (c *Client) Debuginfo(ctx context.Context, buildID string) (string, error) 
 	return "", lerr
 }
 
+// Size is the size of id's debuginfo: the cached file's, else the first
+// server's that answers a HEAD request with one (Content-Length, else
+// X-DEBUGINFOD-SIZE); -1 when none says. It is for telling a user what
+// a fetch will cost, so a failure is only an unknown size.
+func (c *Client) Size(ctx context.Context, buildID string) int64 {
+	id, err := NormalizeBuildID(buildID)
+	if err != nil {
+		return -1
+	}
+	if c.CacheDir != "" {
+		if p := c.CachePath(id); cached(p, id) {
+			if st, err := os.Stat(p); err == nil {
+				return st.Size()
+			}
+		}
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	for _, base := range c.URLs {
+		if n := headSize(ctx, hc, base+"/buildid/"+id+"/debuginfo", c.Timeout); n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+// headSize asks u for its size without its body: HEAD, and when the
+// server refuses HEAD (debuginfod 0.188 answers 400), a GET closed once
+// its headers are in (the server extracts the file then, and keeps it in
+// its fd cache for the download that follows).
+func headSize(ctx context.Context, hc *http.Client, u string, timeout time.Duration) int64 {
+	if timeout > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	ask := func(method string) (status int, size int64) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // a GET's body is never read
+		req, err := http.NewRequestWithContext(ctx, method, u, nil)
+		if err != nil {
+			return 0, -1
+		}
+		req.Header.Set("User-Agent", "btfinline-debuginfod")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, -1
+		}
+		resp.Body.Close()
+		if n, err := strconv.ParseInt(resp.Header.Get("X-DEBUGINFOD-SIZE"), 10, 64); err == nil && n >= 0 {
+			return resp.StatusCode, n
+		}
+		return resp.StatusCode, resp.ContentLength
+	}
+	status, n := ask(http.MethodHead)
+	if status == http.StatusBadRequest || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented {
+		status, n = ask(http.MethodGet)
+	}
+	if status != http.StatusOK {
+		return -1
+	}
+	return n
+}
+
 // cached says whether p is a usable cached debuginfo of id: a non-empty
 // regular file (an empty one is a negative-result marker), a whole ELF
 // file, with that build id. A file that fails is left for the fetch to
