@@ -111,9 +111,12 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 		trace_module
 		trace_overhead
 		[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
+		trace_flood
+		# The traced module removed under trace (the module's last use).
+		trace_rmmod
 	fi
 fi
-rmmod btfi_e2e
+[ -d /sys/module/btfi_e2e ] && rmmod btfi_e2e
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "E2E module phase ended at $t1 s of uptime"
 
@@ -126,6 +129,7 @@ fi
 
 # btfinline trace on every place of a hot vmlinux function.
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_vmlinux
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_fdlimit
 # ... and killed at random moments: nothing may be left behind.
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_faults
 

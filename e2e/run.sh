@@ -286,7 +286,7 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
 e2e_results "$work/console.log" "$work/results.txt"
-grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|faults)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|faults|flood)' "$work/results.txt" || true
 fail=""
 # failed REASON: the run fails; every reason is printed at the end.
 failed() { fail="${fail:+$fail; }$1"; log "FAIL: $1"; }
@@ -406,6 +406,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
     rm_col=3; [ "$arch" = arm64 ] && rm_col=4
     rm_err=$(trace_readme "$here/README.md" "$work/results.txt" $rm_col)
     [ -z "$rm_err" ] || { printf '%s\n' "$rm_err"; failed "README's btfinline trace figures are not this run's"; }
+  fi
+  if [ "$arch" = x86_64 ]; then
+    grep -q '^E2E trace-expect flood: ' "$work/results.txt" || failed "no event flood check"
   fi
   cs=$(grep '^E2E count summary' "$work/results.txt" || true)
   if [ -z "$cs" ]; then failed "no count comparison"

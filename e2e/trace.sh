@@ -396,3 +396,70 @@ EOT
 		*) echo "E2E error README: __list_del_entry places '$(_row '`__list_del_entry`: places attached' "$1" "$3")', this run: $_got" ;; esac
 	fi
 }
+
+# trace_rmmod: the traced module removed while trace runs (the last check
+# that needs the module). Its places go and trace says so; the vmlinux
+# places go on counting, and trace exits cleanly at the end.
+trace_rmmod() {
+	trace_start /tmp/rm.json /tmp/rm.err btfi_e2e:btfi_add3 get_cred --running --count --json || return
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	rmmod btfi_e2e || echo "E2E error rmmod btfi_e2e failed while btfinline trace ran"
+	_i=0
+	while ! grep -q '^btfinline trace: module btfi_e2e was removed' /tmp/rm.err && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	_before=$(grep -c . $KP/list)
+	ls / >/dev/null
+	trace_stop /tmp/rm.err
+	echo "E2E trace module-removed kprobes-at-removal=$_before $(tail -n 1 /tmp/rm.json | cut -c1-200)"
+	expect "module removed while tracing: said, its hits kept, vmlinux places go on" \
+		"$(grep -c '^btfinline trace: module btfi_e2e was removed: its 2 places are gone, [1-9][0-9]* places go on$' /tmp/rm.err) $(func_hits /tmp/rm.json btfi_add3) $([ "$(func_hits /tmp/rm.json get_cred)" -gt 0 ] && echo y)" \
+		"1 $(tail -n 1 /tmp/trc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p') y"
+	kprobes_left rmmod
+}
+
+# trace_flood: an event flood (E2E_FLOOD calls of btfi_hot, default 10
+# million, every event printed) on x86-64. The ring buffer's losses are
+# counted and said: hits = events + lost, exactly, and hits = calls. The
+# process' peak memory stays bounded (its VmHWM may grow by the ring
+# buffer's pages at most: 32 MiB). --count's counts stay exact: they do
+# not go through the ring buffer.
+trace_flood() {
+	[ "$(uname -m)" = x86_64 ] || return 0
+	_n=${E2E_FLOOD:-10000000}
+	trace_start /dev/null /tmp/fl.err btfi_e2e:btfi_hot --running || return
+	_hwm0=$(awk '/^VmHWM/ { print $2 }' "/proc/$TRACE_PID/status")
+	_ns=$(loop_ns "$_n")
+	sleep 1
+	_hwm1=$(awk '/^VmHWM/ { print $2 }' "/proc/$TRACE_PID/status")
+	# Not trace_stop: its stderr line with losses would count as a lost
+	# event of the checked runs.
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+	_rc=$?
+	TRACE_PID=""
+	_l=$(grep -E '^[0-9]+ hits, [0-9]+ events, [0-9]+ lost' /tmp/fl.err)
+	_hits=${_l%% hits*} _ev=$(echo "$_l" | sed 's/.* hits, \([0-9]*\) events.*/\1/') _lost=$(echo "$_l" | sed 's/.* events, \([0-9]*\) lost.*/\1/')
+	echo "E2E flood n=$_n loop_ns=$_ns exit=$_rc hits=$_hits events=$_ev lost=$_lost vmhwm_kib=$_hwm0,$_hwm1"
+	trace_start /tmp/flc.json /tmp/flc.err btfi_e2e:btfi_hot --running --count --json || return
+	loop_ns "$_n" >/dev/null
+	trace_stop /tmp/flc.err
+	expect "flood: exit 0, hits = calls = events + lost, losses said, memory bounded, counts exact" \
+		"$_rc $_hits $((_ev + _lost)) $([ "${_lost:-0}" -gt 0 ] && echo lost) $([ $((_hwm1 - _hwm0)) -le 32768 ] && echo bounded) $(tail -n 1 /tmp/flc.json | sed -n 's/.*"total":\([0-9]*\).*/\1/p')" \
+		"0 $_n $_n lost bounded $_n"
+	kprobes_left flood
+}
+
+# trace_fdlimit: a hard limit on open files too low for the places (one
+# link each): trace raises the soft limit itself, and with the hard one
+# too low it says so before attaching anything. fs.nr_open caps even
+# root's hard limit, which root could raise again otherwise.
+trace_fdlimit() {
+	_f=${E2E_HOT:-__list_del_entry}
+	_nro=$(cat /proc/sys/fs/nr_open)
+	echo 1024 >/proc/sys/fs/nr_open
+	( ulimit -Hn 1024 && "$BTFINLINE" trace "$_f" >/dev/null 2>/tmp/fd.err )
+	_rc=$?
+	echo "$_nro" >/proc/sys/fs/nr_open
+	sed 's/^/E2E trace-stderr fdlimit /' /tmp/fd.err | head -n 3
+	expect "hard file limit too low: said before attaching" \
+		"$_rc $(grep -c 'places need [0-9]* open files (one per place and 256 more), and the hard limit is 1024: raise it' /tmp/fd.err) $(grep -c . $KP/list)" "1 1 0"
+}

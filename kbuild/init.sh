@@ -39,6 +39,9 @@ for m in vmlinux $KB_MODULES btfi_e2e; do
 			echo "E2E error sites --running $opt --module $m: $(head -n 3 /tmp/s.err)"
 			continue
 		fi
+		# A module's lines name it after the caller ("[MOD]", as kallsyms
+		# does); the files' lines, read from FILE, do not.
+		[ "$m" = vmlinux ] || sed -i "s/^\([^ ]* [^ ]*\) \[$m\] /\1 /" /tmp/s.txt
 		# Without the address column (KASLR-moved here); vmlinux's address
 		# immediates moved too (resolve-check below checks them against
 		# the slide). A module's freed init text is left out of the

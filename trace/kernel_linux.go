@@ -255,19 +255,29 @@ func (k *kernel) attach(pl *plan, i int) error {
 	return nil
 }
 
-// detachAll closes every link from many goroutines: each close waits for
-// RCU grace periods in the kernel, and concurrent closes share them.
-func (k *kernel) detachAll() {
+// detach closes the links of sites, and returns how many were attached.
+func (k *kernel) detach(sites []int) int {
 	k.mu.Lock()
 	var fds []int
-	for i, fd := range k.links {
-		if fd >= 0 {
+	for _, i := range sites {
+		if fd := k.links[i]; fd >= 0 {
 			fds = append(fds, fd)
 			k.links[i] = -1
 		}
 	}
 	k.mu.Unlock()
 	parallel(len(fds), 64, func(i int) { unix.Close(fds[i]) })
+	return len(fds)
+}
+
+// detachAll closes every link from many goroutines: each close waits for
+// RCU grace periods in the kernel, and concurrent closes share them.
+func (k *kernel) detachAll() {
+	all := make([]int, len(k.links))
+	for i := range all {
+		all[i] = i
+	}
+	k.detach(all)
 }
 
 func parallel(n, workers int, fn func(i int)) {

@@ -19,17 +19,34 @@ import (
 // around it do not.
 const attachWorkers = 4
 
-// raiseFileLimit makes room for one link fd per site.
-func raiseFileLimit(n int) {
+// fdReserve is what a run needs beside one link fd per site: the maps,
+// programs, ring buffer, BTF and the process' own files.
+const fdReserve = 256
+
+// raiseFileLimit makes room for one link fd per site: the soft limit is
+// raised as far as needed, up to the hard limit. A hard limit too low for
+// n sites is an error before anything is attached, rather than EMFILE
+// half way through.
+func raiseFileLimit(n int) error {
+	need := uint64(n + fdReserve)
 	var l unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &l) != nil || l.Cur >= uint64(n) {
-		return
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &l); err != nil || l.Cur >= need {
+		return nil
 	}
-	want := unix.Rlimit{Cur: uint64(n), Max: max(l.Max, uint64(n))}
-	if unix.Setrlimit(unix.RLIMIT_NOFILE, &want) != nil {
-		want.Cur, want.Max = l.Max, l.Max
-		unix.Setrlimit(unix.RLIMIT_NOFILE, &want)
+	if unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: need, Max: max(l.Max, need)}) == nil {
+		return nil
 	}
+	if l.Max >= need {
+		if unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: need, Max: l.Max}) == nil {
+			return nil
+		}
+	}
+	return fileLimitError(n, l.Max)
+}
+
+func fileLimitError(n int, hard uint64) error {
+	return fmt.Errorf("%d places need %d open files (one per place and %d more), and the hard limit is %d: raise it (ulimit -Hn %d as root, or LimitNOFILE= in a systemd unit), or trace fewer places",
+		n, n+fdReserve, fdReserve, hard, n+fdReserve)
 }
 
 func run(ctx context.Context, pl *plan, o Options) error {
@@ -61,7 +78,9 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	} else if msg != "" {
 		fmt.Fprintf(errw, "btfinline trace: %s\n", msg)
 	}
-	raiseFileLimit(n + 256)
+	if err := raiseFileLimit(len(todo)); err != nil {
+		return err
+	}
 	k, err := newKernel(pl, o.RingSize)
 	if err != nil {
 		return err
@@ -175,6 +194,19 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		}
 		pr.w.Flush()
 	}
+	// A traced module that is removed takes its places with it: they are
+	// detached and said, and the rest go on; with none left, the run ends
+	// as at its end.
+	mods := moduleSites(pl, attached, o.Sys)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	gone := watchModules(wctx, o.Sys, mods)
+	live := natt
+	moduleGone := func(m string) bool {
+		live -= k.detach(mods[m])
+		fmt.Fprintf(errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(mods[m]), live)
+		return live == 0
+	}
 	var rec ringbuf.Record
 	var loopErr error
 loop:
@@ -185,6 +217,10 @@ loop:
 				break loop
 			case <-tick:
 				interval()
+			case m := <-gone:
+				if moduleGone(m) {
+					break loop
+				}
 			}
 			continue
 		}
@@ -211,9 +247,14 @@ loop:
 			break loop
 		case <-tick:
 			interval()
+		case m := <-gone:
+			if moduleGone(m) {
+				break loop
+			}
 		default:
 		}
 	}
+	stopWatch()
 	// Detach first, so that nothing is sent any more; then drain.
 	t0 := time.Now()
 	if pause {
