@@ -45,7 +45,9 @@ shared=${BTFI_SHARED:-$here/../shared}
 export E2E_RESOLVER=${E2E_RESOLVER:-btfinline}
 sample=${E2E_SAMPLE:-36}
 timeout=${E2E_TIMEOUT:-1800}
-mem=${E2E_MEM:-512M}
+# 1G: btfinline sites --running holds a kernel's 300,000-400,000 sites
+# (200-250 MB), beside the initramfs in RAM; 512M was killed on 6.12.
+mem=${E2E_MEM:-1G}
 # Inlined functions all of whose sites are judged, common to both: block,
 # net, scheduler, cpumask, atomics, refcounts (about 2,300 sites).
 common_funcs=check_object_size,brelse,cpumask_empty,arch_atomic_inc_not_zero,bdev_get_queue,is_vm_hugetlb_page,nlmsg_attrdata,serial_in,tnum_is_const,populated_zone,cfs_rq_of,trace_event_name,sg_assign_page,find_next_zero_bit,sysfs_create_file,skb_has_frag_list,pci_name,rht_lock,wait_on_buffer,sk_dst_reset,get_cred,netif_running,task_pid_nr,get_page,kref_get,preempt_count
