@@ -333,7 +333,7 @@ func (o *Options) plan(ctx context.Context, ready []Found, todo []*object) {
 	if o.Plan == nil {
 		return
 	}
-	p := Plan{Ready: slices.Clone(sortFound(ready))}
+	p := Plan{Ready: sortFound(slices.Clone(ready))}
 	for _, ob := range todo {
 		switch {
 		case ob.dwarf != "":

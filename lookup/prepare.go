@@ -45,23 +45,11 @@ func Prepare(ctx context.Context, req Request, o Options) ([]Found, error) {
 		files = append(files, ob.dwarf)
 	}
 	if req.Release != "" {
-		var vm string
-		var tried []Tried
-		for _, p := range localCandidates(root, "vmlinux", "", req.Release, nil) {
-			ok, why := checkDWARF(p, "", "")
-			if ok {
-				vm = p
-				break
-			}
-			if why == "" {
-				why = "does not exist"
-			}
-			tried = append(tried, Tried{p, why})
+		vm := &object{name: "vmlinux", rel: req.Release}
+		if findLocal(vm, o); vm.dwarf == "" {
+			return nil, notFound(vm, root)
 		}
-		if vm == "" {
-			return nil, &NotFoundError{Object: "vmlinux", Release: req.Release, Tried: tried, Hint: installHint(root, req.Release)}
-		}
-		files = append(files, vm)
+		files = append(files, vm.dwarf)
 		tree := moduleFiles(root, req.Release)
 		names := req.Modules
 		if len(names) == 0 {
