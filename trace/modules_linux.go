@@ -15,20 +15,37 @@ import (
 // gone (they never fire again), with no event a process could wait for.
 const modulePoll = 250 * time.Millisecond
 
+// tracedModule is a loaded module with places attached: their sites,
+// and where its text was when the run attached them.
+type tracedModule struct {
+	sites []int
+	text  uint64
+}
+
 // moduleSites groups the attached sites by the loaded module they are in,
 // keyed by module name; vmlinux's, and those of an object that is not a
 // loaded module, are left out.
-func moduleSites(pl *plan, attached []bool, sys ksys.System) map[string][]int {
-	out := map[string][]int{}
+func moduleSites(pl *plan, attached []bool, sys ksys.System) map[string]*tracedModule {
+	out := map[string]*tracedModule{}
 	for i, s := range pl.sites {
-		if m := pl.probes[s.probe].probe.Module; m != "" && attached[i] {
-			out[m] = append(out[m], i)
+		m := pl.probes[s.probe].probe.Module
+		if m == "" || !attached[i] {
+			continue
 		}
+		tm := out[m]
+		if tm == nil {
+			tm = &tracedModule{}
+			out[m] = tm
+		}
+		tm.sites = append(tm.sites, i)
 	}
-	for m := range out {
-		if _, err := sys.ModuleSection(m, ".text"); err != nil {
+	for m, tm := range out {
+		a, err := sys.ModuleSection(m, ".text")
+		if err != nil {
 			delete(out, m)
+			continue
 		}
+		tm.text = a
 	}
 	return out
 }
@@ -36,12 +53,8 @@ func moduleSites(pl *plan, attached []bool, sys ksys.System) map[string][]int {
 // watchModules sends the name of each module of mods that goes away (its
 // /sys/module entry gone, or its text moved: removed and loaded again
 // between two looks), once, until ctx ends.
-func watchModules(ctx context.Context, sys ksys.System, mods map[string][]int) <-chan string {
+func watchModules(ctx context.Context, sys ksys.System, mods map[string]*tracedModule) <-chan string {
 	ch := make(chan string, len(mods))
-	base := map[string]uint64{}
-	for m := range mods {
-		base[m], _ = sys.ModuleSection(m, ".text")
-	}
 	names := make([]string, 0, len(mods))
 	for m := range mods {
 		names = append(names, m)
@@ -58,7 +71,7 @@ func watchModules(ctx context.Context, sys ksys.System, mods map[string][]int) <
 			}
 			names = slices.DeleteFunc(names, func(m string) bool {
 				a, err := sys.ModuleSection(m, ".text")
-				if err == nil && a == base[m] {
+				if err == nil && a == mods[m].text {
 					return false
 				}
 				ch <- m

@@ -33,7 +33,8 @@ func TestWatchModules(t *testing.T) {
 	sys := ksys.System{Root: root}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch := watchModules(ctx, sys, map[string][]int{"gone": {0}, "moved": {1}, "stays": {2}})
+	ch := watchModules(ctx, sys, map[string]*tracedModule{
+		"gone": {[]int{0}, 0xffffffffc0100000}, "moved": {[]int{1}, 0xffffffffc0200000}, "stays": {[]int{2}, 0xffffffffc0300000}})
 	os.RemoveAll(filepath.Join(root, "sys/module/gone"))
 	os.WriteFile(moved, []byte("0xffffffffc0400000\n"), 0o644)
 	got := map[string]int{}

@@ -203,8 +203,8 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	gone := watchModules(wctx, o.Sys, mods)
 	live := natt
 	moduleGone := func(m string) bool {
-		live -= k.detach(mods[m])
-		fmt.Fprintf(errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(mods[m]), live)
+		live -= k.detach(mods[m].sites)
+		fmt.Fprintf(errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(mods[m].sites), live)
 		return live == 0
 	}
 	var rec ringbuf.Record
