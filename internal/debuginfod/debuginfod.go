@@ -306,8 +306,7 @@ func (c *Client) Debuginfo(ctx context.Context, buildID string) (string, error) 
 }
 
 // Size is the size of id's debuginfo: the cached file's, else the first
-// server's that answers a HEAD request with one (Content-Length, else
-// X-DEBUGINFOD-SIZE); -1 when none says. It is for telling a user what
+// server's that announces one (announcedSize); -1 when none says. It is for telling a user what
 // a fetch will cost, so a failure is only an unknown size.
 func (c *Client) Size(ctx context.Context, buildID string) int64 {
 	id, err := NormalizeBuildID(buildID)
@@ -356,10 +355,7 @@ func headSize(ctx context.Context, hc *http.Client, u string, timeout time.Durat
 			return 0, -1
 		}
 		resp.Body.Close()
-		if n, err := strconv.ParseInt(resp.Header.Get("X-DEBUGINFOD-SIZE"), 10, 64); err == nil && n >= 0 {
-			return resp.StatusCode, n
-		}
-		return resp.StatusCode, resp.ContentLength
+		return resp.StatusCode, announcedSize(resp)
 	}
 	status, n := ask(http.MethodHead)
 	if status == http.StatusBadRequest || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented {
@@ -369,6 +365,19 @@ func headSize(ctx context.Context, hc *http.Client, u string, timeout time.Durat
 		return -1
 	}
 	return n
+}
+
+// announcedSize is the size a server announced for a response's file:
+// Content-Length, else debuginfod's X-DEBUGINFOD-SIZE (the uncompressed
+// size, also sent when the transfer is compressed); -1 when neither says.
+func announcedSize(resp *http.Response) int64 {
+	if resp.ContentLength >= 0 {
+		return resp.ContentLength
+	}
+	if n, err := strconv.ParseInt(resp.Header.Get("X-DEBUGINFOD-SIZE"), 10, 64); err == nil && n >= 0 {
+		return n
+	}
+	return -1
 }
 
 // cached says whether p is a usable cached debuginfo of id: a non-empty
@@ -455,15 +464,7 @@ func (c *Client) fetch(ctx context.Context, base, id string) (string, *Error) {
 		return fail(resp.StatusCode, fmt.Errorf("%w: HTTP %s%s", ErrStatus, resp.Status, bodyExcerpt(resp.Body)))
 	}
 
-	// The size the server announced: Content-Length, else debuginfod's
-	// X-DEBUGINFOD-SIZE (the uncompressed size, also sent when the
-	// transfer is compressed).
-	total := resp.ContentLength
-	if total < 0 {
-		if n, err := strconv.ParseInt(resp.Header.Get("X-DEBUGINFOD-SIZE"), 10, 64); err == nil && n >= 0 {
-			total = n
-		}
-	}
+	total := announcedSize(resp)
 
 	dir, tmp, f, err := c.tempFile(id)
 	if err != nil {
