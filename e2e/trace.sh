@@ -417,8 +417,8 @@ trace_rmmod() {
 }
 
 # trace_flood: an event flood (E2E_FLOOD calls of btfi_hot, default 2
-# million, every event printed; 10 million cost 150 s under TCG) on x86-64. The ring buffer's losses are
-# counted and said: hits = events + lost, exactly, and hits = calls. The
+# million, every event printed) on x86-64; 10 million cost about 150 s
+# of a run under TCG. The ring buffer's losses are counted and said: hits = events + lost, exactly, and hits = calls. The
 # process' peak memory stays bounded (its VmHWM may grow by the ring
 # buffer's pages at most: 32 MiB). --count's counts stay exact: they do
 # not go through the ring buffer.

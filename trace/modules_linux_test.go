@@ -4,8 +4,10 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +56,16 @@ func TestWatchModules(t *testing.T) {
 	}
 	if got["gone"] != 1 || got["moved"] != 1 {
 		t.Fatalf("sent %v", got)
+	}
+}
+
+// TestModulePollDocumented: docs/trace.md says how often trace looks.
+func TestModulePollDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/trace.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("every %d ms", modulePoll.Milliseconds()); !strings.Contains(string(b), want) {
+		t.Errorf("docs/trace.md does not say %q", want)
 	}
 }
