@@ -4,8 +4,9 @@ import (
 	"debug/dwarf"
 	"errors"
 	"slices"
-	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/btfinline/btfinline/btf"
 )
@@ -42,25 +43,23 @@ func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
 	}
 	probes := make([]*Converter, workers)
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for i := range probes {
 		p := c.probeCopy()
 		probes[i] = p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			for {
 				lo := int(next.Add(prefetchChunk)) - prefetchChunk
 				if lo >= len(offs) {
-					return
+					return nil
 				}
 				for _, off := range offs[lo:min(lo+prefetchChunk, len(offs))] {
 					_, _ = p.convert(off, 0)
 				}
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	// The union of what the probes found; two that found the same offset
 	// found the same id. A type mapped to void counts once, as TypeID
 	// would count it.

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Job is one object of a batch and where its encoding goes.
@@ -95,32 +97,26 @@ func Batch(jobs []Job, o BatchOptions, report func(j Job, r *Result, note string
 	out := make([]outcome, len(jobs))
 	var mu sync.Mutex
 	next := 0 // first job not yet reported
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(parallel, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				r, note, err := one(jobs[i], o.Options)
-				mu.Lock()
-				out[i] = outcome{r, note, err, true}
-				// Report in order, as soon as the jobs before are done.
-				for next < len(jobs) && out[next].done {
-					x := out[next]
-					out[next] = outcome{done: true}
-					report(jobs[next], x.r, x.note, x.err)
-					next++
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(parallel)
+	// The largest first: the batch ends when its largest job does.
 	for _, i := range order {
-		work <- i
+		g.Go(func() error {
+			r, note, err := one(jobs[i], o.Options)
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = outcome{r, note, err, true}
+			// Report in order, as soon as the jobs before are done.
+			for next < len(jobs) && out[next].done {
+				x := out[next]
+				out[next] = outcome{done: true}
+				report(jobs[next], x.r, x.note, x.err)
+				next++
+			}
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	_ = g.Wait()
 	return nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/locsec"
+	"golang.org/x/sync/errgroup"
 )
 
 // Result is what File produced.
@@ -110,13 +111,10 @@ func (b *Base) Spec() *btf.Spec { return b.spec }
 // index builds both indexes at once: they share only the string index,
 // which the first to need it builds.
 func (b *Base) index() {
-	done := make(chan struct{})
-	go func() {
-		b.recs = locsec.IndexChain(b.spec)
-		close(done)
-	}()
+	var g errgroup.Group
+	g.Go(func() error { b.recs = locsec.IndexChain(b.spec); return nil })
 	b.types = dedup.IndexChain(b.spec)
-	<-done
+	_ = g.Wait()
 }
 
 // File encodes the inline sites of the vmlinux or module at path as split
@@ -172,45 +170,44 @@ func File(path string, o Options) (*Result, error) {
 
 	// The indexes of the chain and of the object's .BTF are built while
 	// the DWARF is read: for a small module they are most of the work.
+	// So are the probe-point rules (symbols, patched regions), which only
+	// the block probe point needs, and which the site reader needs first.
 	var types *dedup.Index
 	var recs *locsec.Index
-	indexed := make(chan struct{})
-	go func() {
-		defer close(indexed)
+	var indexing errgroup.Group
+	indexing.Go(func() error {
 		if o.Base == nil && chain != nil {
 			base.index()
 		}
 		types, recs = dedup.NewIndex(own, base.types), locsec.NewIndex(own, base.recs)
-	}()
-	// So are the probe-point rules (symbols, patched regions), which only
-	// the block probe point needs.
+		return nil
+	})
 	var rules *kprobe.Rules
-	var rulesErr error
-	ruled := make(chan struct{})
-	go func() {
-		defer close(ruled)
+	var ruling errgroup.Group
+	ruling.Go(func() (err error) {
 		if o.ProbePoint == dwarfsite.ProbeBlock {
-			rules, rulesErr = kprobe.ForELF(f)
+			rules, err = kprobe.ForELF(f)
 		}
-	}()
-	dw, err := dwarfsite.Load(f)
-	<-ruled
-	if err == nil && rulesErr != nil {
-		err = rulesErr
-	}
-	if err != nil {
-		<-indexed
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+		return err
+	})
 	// The sites go to the encoder unit by unit, kept in its compact form
 	// only.
 	sites := locsec.NewBuilder()
-	sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add, ProbePoint: o.ProbePoint}
-	if rules != nil {
-		sopt.Text = rules
+	dw, err := dwarfsite.Load(f)
+	if rerr := ruling.Wait(); err == nil {
+		err = rerr
 	}
-	res, err := dw.Sites(sopt)
-	<-indexed
+	var res *dwarfsite.Result
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	} else {
+		sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add, ProbePoint: o.ProbePoint}
+		if rules != nil {
+			sopt.Text = rules
+		}
+		res, err = dw.Sites(sopt)
+	}
+	_ = indexing.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -228,9 +225,6 @@ func File(path string, o Options) (*Result, error) {
 	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs, Workers: workers(o.Workers)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if os.Getenv("BTFI_DEBUG_DEDUP") != "" {
-		fmt.Fprintf(os.Stderr, "dedup: %d resolved, %d added\n", conv.Resolved(), conv.Added())
 	}
 	if err := checkBaseMatch(path, conv, chain != nil); err != nil {
 		return nil, err
