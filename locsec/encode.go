@@ -200,14 +200,42 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 	e := &encoder{dst: dst, types: types, opts: opts,
 		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
 	e.st.Sites = b.nsite
-	startTypes := dst.NumTypes()
 	if b.nilFunc != nil {
 		return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", b.nilFunc.sec, b.nilFunc.off)
 	}
+	funcs, ptypes, err := e.prototypes(b)
+	if err != nil {
+		return e.st, err
+	}
+	infos, err := e.addFuncs(b, funcs, ptypes)
+	if err != nil {
+		return e.st, err
+	}
+	if err := b.checkOffsets(infos); err != nil {
+		return e.st, err
+	}
+	t := e.collect(b, infos)
+	paramID, err := e.addLocParams(t.paramKeys)
+	if err != nil {
+		return e.st, err
+	}
+	protoID, err := e.addLocProtos(t.protoParams, paramID)
+	if err != nil {
+		return e.st, err
+	}
+	for i := range t.entries {
+		t.entries[i].LocProto = protoID[t.siteProto[i]]
+	}
+	return e.st, e.addLocSecs(b, t.entries)
+}
 
-	// Phase 1: the prototypes' types, in the order of the functions'
-	// first use when the sites are sorted by section, offset and
-	// function: an order that depends on the sites only.
+// prototypes is the first phase: the prototypes' types, in the order of
+// the functions' first use when the sites are sorted by section, offset
+// and function (an order that depends on the sites only). It returns the
+// functions whose types converted, in that order, and their types by
+// function (nil: skipped).
+func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
+	startTypes := e.dst.NumTypes()
 	order := make([]uint32, len(b.funcs))
 	for i := range order {
 		order[i] = uint32(i)
@@ -222,7 +250,7 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 		}
 		return site.Compare(&site.Site{Func: fx.fn}, &site.Site{Func: fy.fn})
 	})
-	if p, ok := types.(Prefetcher); ok && opts.Workers > 1 {
+	if p, ok := e.types.(Prefetcher); ok && e.opts.Workers > 1 {
 		var offs []dwarf.Offset
 		for _, id := range order {
 			f := b.funcs[id].fn
@@ -234,10 +262,10 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 				offs = append(offs, dwarf.Offset(p.TypeOff))
 			}
 		}
-		p.Prefetch(offs, opts.Workers)
+		p.Prefetch(offs, e.opts.Workers)
 	}
 	var funcs []uint32
-	ptypes := make([]*protoTypes, len(b.funcs)) // nil: skipped
+	ptypes := make([]*protoTypes, len(b.funcs))
 	for _, id := range order {
 		f := b.funcs[id].fn
 		pt, err := e.protoTypes(f)
@@ -254,42 +282,54 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 		ptypes[id] = pt
 		funcs = append(funcs, id)
 	}
-	if types != nil {
-		if err := types.Commit(); err != nil {
-			return e.st, err
+	if e.types != nil {
+		if err := e.types.Commit(); err != nil {
+			return nil, nil, err
 		}
 	}
-	e.st.BaseTypes = dst.NumTypes() - startTypes
+	e.st.BaseTypes = e.dst.NumTypes() - startTypes
 	e.indexBase()
+	return funcs, ptypes, nil
+}
 
-	// Phase 2: FUNC_PROTO and FUNC per distinct function.
+// addFuncs is the second phase: a FUNC_PROTO and a FUNC per distinct
+// function, by function (nil: skipped).
+func (e *encoder) addFuncs(b *Builder, funcs []uint32, ptypes []*protoTypes) ([]*funcInfo, error) {
 	infos := make([]*funcInfo, len(b.funcs))
 	for _, id := range funcs {
 		pt := ptypes[id]
 		fi, err := e.addFunc(b.funcs[id].fn, pt.ret, pt.params)
 		if err != nil {
-			return e.st, err
+			return nil, err
 		}
 		infos[id] = fi
 	}
-	if err := b.checkOffsets(infos); err != nil {
-		return e.st, err
-	}
+	return infos, nil
+}
 
-	// Phase 3: LOC_PARAM and LOC_PROTO per site, collected by section.
-	type entry struct {
-		sec uint32
-		btf.LocEntry
-	}
+// locEntry is a LOCSEC entry of the section b.secs[sec].
+type locEntry struct {
+	sec uint32
+	btf.LocEntry
+}
+
+// siteTable is what the third phase collects: one entry per site, the
+// distinct locations and location tuples the sites use, each by first
+// use.
+type siteTable struct {
+	entries     []locEntry
+	siteProto   []int32  // by entry: index into protoParams
+	paramKeys   []locKey // distinct locations
+	protoParams [][]int  // distinct tuples: indexes into paramKeys, -1 unavailable
+}
+
+// collect is the third phase: every encoded site's entry (LocProto not
+// yet set), with its parameters' locations interned.
+func (e *encoder) collect(b *Builder, infos []*funcInfo) siteTable {
 	n := b.count()
-	entries := make([]entry, 0, n)
-	ownLParam := map[locKey]btf.TypeID{}
-	ownLProto := map[string]btf.TypeID{}
-	var protoParams [][]int
+	t := siteTable{entries: make([]locEntry, 0, n), siteProto: make([]int32, 0, n)}
 	protoIdx := map[string]int{}
-	siteProto := make([]int32, 0, n)
 	paramIdx := map[locKey]int{}
-	var paramKeys []locKey
 	var refs []int
 	var keyBuf []byte
 	for s := range b.all() {
@@ -316,9 +356,9 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 			}
 			pi, seen := paramIdx[k]
 			if !seen {
-				pi = len(paramKeys)
+				pi = len(t.paramKeys)
 				paramIdx[k] = pi
-				paramKeys = append(paramKeys, k)
+				t.paramKeys = append(t.paramKeys, k)
 			}
 			refs[j] = pi
 		}
@@ -328,41 +368,51 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 		}
 		pi, seen := protoIdx[string(keyBuf)]
 		if !seen {
-			pi = len(protoParams)
+			pi = len(t.protoParams)
 			protoIdx[string(keyBuf)] = pi
-			protoParams = append(protoParams, append([]int(nil), refs...))
+			t.protoParams = append(t.protoParams, append([]int(nil), refs...))
 		}
-		siteProto = append(siteProto, int32(pi))
-		entries = append(entries, entry{sec: s.sec, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.off)}})
+		t.siteProto = append(t.siteProto, int32(pi))
+		t.entries = append(t.entries, locEntry{sec: s.sec, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.off)}})
 	}
+	return t
+}
 
-	// LOC_PARAMs in a canonical order, reusing the base chain's.
-	sortedParams := append([]locKey(nil), paramKeys...)
-	sort.Slice(sortedParams, func(a, b int) bool { return lessKey(sortedParams[a], sortedParams[b]) })
-	for _, k := range sortedParams {
-		if _, ok := ownLParam[k]; ok {
+// addLocParams adds the LOC_PARAMs in a canonical order, reusing the base
+// chain's, and returns the id of each of keys.
+func (e *encoder) addLocParams(keys []locKey) ([]btf.TypeID, error) {
+	own := map[locKey]btf.TypeID{}
+	sorted := append([]locKey(nil), keys...)
+	sort.Slice(sorted, func(a, b int) bool { return lessKey(sorted[a], sorted[b]) })
+	for _, k := range sorted {
+		if _, ok := own[k]; ok {
 			continue
 		}
 		if id, ok := e.baseParam(k); ok {
-			ownLParam[k] = id
+			own[k] = id
 			continue
 		}
-		id, err := dst.Add(btf.NewLocParam(k.size, k.flags, k.v[:k.n]...))
+		id, err := e.dst.Add(btf.NewLocParam(k.size, k.flags, k.v[:k.n]...))
 		if err != nil {
-			return e.st, err
+			return nil, err
 		}
 		e.st.LocParams++
-		ownLParam[k] = id
+		own[k] = id
 	}
-	paramID := make([]btf.TypeID, len(paramKeys))
-	for i, k := range paramKeys {
-		paramID[i] = ownLParam[k]
+	ids := make([]btf.TypeID, len(keys))
+	for i, k := range keys {
+		ids[i] = own[k]
 	}
+	return ids, nil
+}
 
-	// LOC_PROTOs likewise, ordered by their LOC_PARAM ids.
-	protoIDs := make([][]btf.TypeID, len(protoParams))
-	protoOrder := make([]int, len(protoParams))
-	for i, refs := range protoParams {
+// addLocProtos adds the LOC_PROTOs likewise, ordered by their LOC_PARAM
+// ids, and returns the id of each tuple.
+func (e *encoder) addLocProtos(tuples [][]int, paramID []btf.TypeID) ([]btf.TypeID, error) {
+	own := map[string]btf.TypeID{}
+	protoIDs := make([][]btf.TypeID, len(tuples))
+	order := make([]int, len(tuples))
+	for i, refs := range tuples {
 		ids := make([]btf.TypeID, len(refs))
 		for j, r := range refs {
 			if r >= 0 {
@@ -370,34 +420,35 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 			}
 		}
 		protoIDs[i] = ids
-		protoOrder[i] = i
+		order[i] = i
 	}
-	sort.Slice(protoOrder, func(a, b int) bool { return lessIDs(protoIDs[protoOrder[a]], protoIDs[protoOrder[b]]) })
-	protoID := make([]btf.TypeID, len(protoParams))
-	for _, i := range protoOrder {
+	sort.Slice(order, func(a, b int) bool { return lessIDs(protoIDs[order[a]], protoIDs[order[b]]) })
+	out := make([]btf.TypeID, len(tuples))
+	for _, i := range order {
 		key := idsKey(protoIDs[i])
-		if id, ok := ownLProto[key]; ok {
-			protoID[i] = id
+		if id, ok := own[key]; ok {
+			out[i] = id
 			continue
 		}
 		if id, ok := e.baseLProto(key); ok {
-			protoID[i] = id
-			ownLProto[key] = id
+			out[i] = id
+			own[key] = id
 			continue
 		}
-		id, err := dst.Add(btf.NewLocProto(protoIDs[i]))
+		id, err := e.dst.Add(btf.NewLocProto(protoIDs[i]))
 		if err != nil {
-			return e.st, err
+			return nil, err
 		}
 		e.st.LocProtos++
-		protoID[i] = id
-		ownLProto[key] = id
+		out[i] = id
+		own[key] = id
 	}
-	for i := range entries {
-		entries[i].LocProto = protoID[siteProto[i]]
-	}
+	return out, nil
+}
 
-	// One LOCSEC per section.
+// addLocSecs adds one LOCSEC per section, in section name order, its
+// entries sorted and duplicates dropped.
+func (e *encoder) addLocSecs(b *Builder, entries []locEntry) error {
 	bySec := make([][]btf.LocEntry, len(b.secs))
 	for _, en := range entries {
 		bySec[en.sec] = append(bySec[en.sec], en.LocEntry)
@@ -431,15 +482,15 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 			out = append(out, en)
 		}
 		if len(out) > btf.MaxVlen {
-			return e.st, fmt.Errorf("locsec: section %s has %d sites, more than a LOCSEC can hold", sec, len(out))
+			return fmt.Errorf("locsec: section %s has %d sites, more than a LOCSEC can hold", sec, len(out))
 		}
-		if _, err := dst.Add(btf.NewLocSec(dst.AddString(SectionName(sec)), out)); err != nil {
-			return e.st, err
+		if _, err := e.dst.Add(btf.NewLocSec(e.dst.AddString(SectionName(sec)), out)); err != nil {
+			return err
 		}
 		e.st.LocSecs++
 		e.st.Entries += len(out)
 	}
-	return e.st, nil
+	return nil
 }
 
 // checkOffsets reports the first site (in section, offset and function

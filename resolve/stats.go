@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
 
@@ -58,86 +59,118 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	if !rules.HasFtraceTable() {
 		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
 	}
-	hasSite := func(s ksym.Symbol) bool { return rules.HasFtrace(s.Section, s.Addr, s.Addr+max(s.Size, 1)) }
+	names := funcTable{}
+	names.addSymbols(t, rules)
+	names.addBTF(t.Main)
+	var sites []site.Site
+	var notrace map[int]string
+	if haveInline {
+		var err error
+		if sites, notrace, err = names.addInline(t); err != nil {
+			return nil, err
+		}
+	}
+	delete(names, "")
+	fentry := st.classify(names)
+	if haveInline {
+		st.countSites(sites, notrace, fentry, names)
+	}
+	return st, nil
+}
+
+// funcInfo is what the ELF, its BTF and its inline sites say of one
+// function name.
+type funcInfo struct {
+	btf, inl              bool
+	exact, clone          bool
+	traced, tracedRuntime bool
+}
+
+// funcTable is every function name of an object.
+type funcTable map[string]*funcInfo
+
+func (m funcTable) get(n string) *funcInfo {
+	i := m[n]
+	if i == nil {
+		i = &funcInfo{}
+		m[n] = i
+	}
+	return i
+}
+
+// addSymbols adds the symbols in executable sections: a gcc clone names
+// its base function, and a symbol with an ftrace site is traced (at run
+// time unless it is in init or exit text).
+func (m funcTable) addSymbols(t *Target, rules *kprobe.Rules) {
 	exec := map[string]bool{}
 	for _, s := range t.elf.Sections {
 		if s.Flags&elf.SHF_EXECINSTR != 0 {
 			exec[s.Name] = true
 		}
 	}
-	init := func(s ksym.Symbol) bool {
-		return strings.HasPrefix(s.Section, ".init") || strings.HasPrefix(s.Section, ".exit")
-	}
-
-	type info struct {
-		btf, inl              bool
-		exact, clone          bool
-		traced, tracedRuntime bool
-	}
-	names := map[string]*info{}
-	get := func(n string) *info {
-		i := names[n]
-		if i == nil {
-			i = &info{}
-			names[n] = i
-		}
-		return i
-	}
 	for _, s := range t.Syms.Symbols() {
 		if !exec[s.Section] || s.Name == "" {
 			continue
 		}
 		base, clone := ksym.CloneBase(s.Name)
-		i := get(base)
+		i := m.get(base)
 		if clone {
 			i.clone = true
 			continue
 		}
 		i.exact = true
-		if hasSite(s) {
+		if rules.HasFtrace(s.Section, s.Addr, s.Addr+max(s.Size, 1)) {
 			i.traced = true
-			if !init(s) {
+			if !strings.HasPrefix(s.Section, ".init") && !strings.HasPrefix(s.Section, ".exit") {
 				i.tracedRuntime = true
 			}
 		}
 	}
-	// The object's own FUNCs are functions of it; a module's base chain
-	// (vmlinux) only tells whether a module function's FUNC was
-	// deduplicated into it.
-	for id, ty := range t.Main.All() {
+}
+
+// addBTF marks the functions with a BTF FUNC. The object's own FUNCs are
+// functions of it; a module's base chain (vmlinux) only tells whether a
+// module function's FUNC was deduplicated into it.
+func (m funcTable) addBTF(main *btf.Spec) {
+	for id, ty := range main.All() {
 		if ty.Kind() != btf.KindFunc {
 			continue
 		}
-		n := t.Main.Name(ty)
-		if id >= t.Main.FirstID() {
-			get(n).btf = true
-		} else if i := names[n]; i != nil {
+		n := main.Name(ty)
+		if id >= main.FirstID() {
+			m.get(n).btf = true
+		} else if i := m[n]; i != nil {
 			i.btf = true
 		}
 	}
-	var sites []site.Site
-	var notrace map[int]string
-	if haveInline {
-		ts := t.Spec.Types()
-		for j := range ts {
-			if ts[j].Kind() == btf.KindFunc {
-				get(t.Spec.Name(&ts[j]))
-			}
-		}
-		var noAddr map[int]string
-		var err error
-		sites, noAddr, notrace, err = t.Sites()
-		if err != nil {
-			return nil, err
-		}
-		for i := range sites {
-			get(sites[i].Func.Name).inl = true
-			if noAddr[i] != "" {
-				notrace[i] = noAddr[i]
-			}
+}
+
+// addInline adds the inline BTF's functions and marks those with sites;
+// it returns the sites and why each that cannot take a kprobe cannot (no
+// address counts as such a reason).
+func (m funcTable) addInline(t *Target) ([]site.Site, map[int]string, error) {
+	ts := t.Spec.Types()
+	for j := range ts {
+		if ts[j].Kind() == btf.KindFunc {
+			m.get(t.Spec.Name(&ts[j]))
 		}
 	}
-	delete(names, "")
+	sites, noAddr, notrace, err := t.Sites()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range sites {
+		m.get(sites[i].Func.Name).inl = true
+		if noAddr[i] != "" {
+			notrace[i] = noAddr[i]
+		}
+	}
+	return sites, notrace, nil
+}
+
+// classify puts every function in exactly one class and returns the
+// fentry-able ones.
+func (st *Stats) classify(names funcTable) map[string]bool {
 	fentry := map[string]bool{}
 	for n, i := range names {
 		st.Functions++
@@ -160,9 +193,13 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 			st.Other++
 		}
 	}
-	if !haveInline {
-		return st, nil
-	}
+	return fentry
+}
+
+// countSites counts the inline sites by how many parameters are located
+// and whether they take a kprobe, and the functions they make newly
+// kprobe-able.
+func (st *Stats) countSites(sites []site.Site, notrace map[int]string, fentry map[string]bool, names funcTable) {
 	funcs := map[string]bool{}
 	newly := map[string]bool{}
 	for i := range sites {
@@ -199,7 +236,6 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 			st.NewlyInlined++
 		}
 	}
-	return st, nil
 }
 
 func pct(n, d int) string {
