@@ -3,6 +3,7 @@
 package trace
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sys/unix"
 )
 
@@ -266,7 +268,7 @@ func (k *kernel) detach(sites []int) int {
 		}
 	}
 	k.mu.Unlock()
-	parallel(len(fds), 64, func(i int) { unix.Close(fds[i]) })
+	_ = parallel(len(fds), 64, func(i int) error { unix.Close(fds[i]); return nil })
 	return len(fds)
 }
 
@@ -280,23 +282,16 @@ func (k *kernel) detachAll() {
 	k.detach(all)
 }
 
-func parallel(n, workers int, fn func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
+// parallel runs fn(0) ... fn(n-1) on at most workers goroutines and
+// returns the first error; once one fails, the calls not yet started are
+// not made.
+func parallel(n, workers int, fn func(i int) error) error {
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(workers)
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		g.Go(func() error { return fn(i) })
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	return g.Wait()
 }
 
 func (k *kernel) close() {

@@ -6,8 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
@@ -49,11 +49,30 @@ func fileLimitError(n int, hard uint64) error {
 		n, n+fdReserve, fdReserve, hard, n+fdReserve)
 }
 
+// traceRun is one run on the kernel, in four phases: attach, the event
+// loop, detach and drain, and the report.
+type traceRun struct {
+	pl   *plan
+	o    Options
+	k    *kernel
+	opt  *optGuard
+	errw io.Writer
+	// pause: the run pauses kprobe jump optimization while it attaches
+	// and detaches.
+	pause    bool
+	attached []bool
+	natt     int // places attached
+	live     int // of those, places not gone with their module
+	pr       *printer
+	rd       *ringbuf.Reader // ModeEvents only
+	mods     map[string]*tracedModule
+	// The totals at the last interval, for --interval's differences.
+	prevCounts, prevHist []uint64
+}
+
 func run(ctx context.Context, pl *plan, o Options) error {
-	errw := o.Err
-	n := len(pl.sites)
+	skips := newSkips(o.Err, o.Verbose)
 	var todo []int
-	skips := newSkips(errw, o.Verbose)
 	for i, s := range pl.sites {
 		if s.refused != "" {
 			skips.add(pl.probes[s.probe].probe.Func, placeName(s), s.refused)
@@ -74,9 +93,9 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	// A run killed with its watchdog left the sysctl paused: the first
 	// run after it puts it back.
 	if msg, err := (optStore{o.Sys.Root}).recoverStale(); err != nil {
-		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+		fmt.Fprintf(o.Err, "btfinline trace: %v\n", err)
 	} else if msg != "" {
-		fmt.Fprintf(errw, "btfinline trace: %s\n", msg)
+		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
 	}
 	if err := raiseFileLimit(len(todo)); err != nil {
 		return err
@@ -86,188 +105,215 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		return err
 	}
 	defer k.close()
-	pause := len(todo) >= PauseOptprobesAt && !o.KeepOptprobes
-	opt := newOptGuard(o.Sys)
+	s := &traceRun{pl: pl, o: o, k: k, opt: newOptGuard(o.Sys), errw: o.Err,
+		pause: len(todo) >= PauseOptprobesAt && !o.KeepOptprobes}
 	defer func() {
-		if err := opt.close(); err != nil {
-			fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+		if err := s.opt.close(); err != nil {
+			fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
 		}
 	}()
-	if pause {
-		switch paused, err := opt.pause(); {
-		case paused:
-			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
-		case err != nil:
-			fmt.Fprintf(errw, "btfinline trace: kprobe jump optimization left on: %v\n", err)
-		}
-	}
-	start := time.Now()
-	attached := make([]bool, n)
-	refusals := make([]error, n)
-	var (
-		mu    sync.Mutex
-		fatal error
-	)
-	parallel(len(todo), attachWorkers, func(j int) {
-		i := todo[j]
-		if err := k.attach(pl, i); err != nil {
-			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
-				mu.Lock()
-				fatal = err
-				mu.Unlock()
-			}
-			refusals[i] = err
-			return
-		}
-		attached[i] = true
-	})
-	took := time.Since(start)
-	if err := opt.resume(); err != nil {
-		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
-	}
-	if fatal != nil {
-		return explain("attaching a kprobe", fatal)
-	}
-	natt := 0
-	for i, ok := range attached {
-		if ok {
-			natt++
-			continue
-		}
-		if err := refusals[i]; err != nil {
-			s := pl.sites[i]
-			skips.add(pl.probes[s.probe].probe.Func, fmt.Sprintf("%s (%#x)", placeName(s), s.place.Addr), "the kernel refused the kprobe: "+err.Error())
-		}
-	}
-	skips.summary()
-	if natt == 0 {
-		return errors.New("the kernel refused every place")
-	}
-	fmt.Fprintf(errw, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", natt, len(pl.probes), took.Seconds(), n-natt)
-	if o.Attached != nil {
-		o.Attached(natt, took)
+	if err := s.attach(todo, skips); err != nil {
+		return err
 	}
 	if o.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	pr := newPrinter(pl, o, syms)
-	pr.header()
-	pr.w.Flush()
-	var rd *ringbuf.Reader
+	s.pr = newPrinter(pl, o, syms)
+	s.pr.header()
+	s.pr.w.Flush()
 	if pl.mode == ModeEvents {
-		if rd, err = ringbuf.NewReader(k.ring); err != nil {
+		if s.rd, err = ringbuf.NewReader(k.ring); err != nil {
 			return err
 		}
-		defer rd.Close()
+		defer s.rd.Close()
 	}
+	loopErr := s.loop(ctx)
+	return s.finish(loopErr)
+}
+
+// attach attaches the places todo, says which the kernel refused, and
+// fails when it refused all, or when a missing permission or file
+// descriptor would refuse every place.
+func (s *traceRun) attach(todo []int, skips *skips) error {
+	pl, n := s.pl, len(s.pl.sites)
+	if s.pause {
+		switch paused, err := s.opt.pause(); {
+		case paused:
+			fmt.Fprintf(s.errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+		case err != nil:
+			fmt.Fprintf(s.errw, "btfinline trace: kprobe jump optimization left on: %v\n", err)
+		}
+	}
+	start := time.Now()
+	s.attached = make([]bool, n)
+	refusals := make([]error, n)
+	fatal := parallel(len(todo), attachWorkers, func(j int) error {
+		i := todo[j]
+		if err := s.k.attach(pl, i); err != nil {
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
+				return err
+			}
+			refusals[i] = err
+			return nil
+		}
+		s.attached[i] = true
+		return nil
+	})
+	took := time.Since(start)
+	if err := s.opt.resume(); err != nil {
+		fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
+	}
+	if fatal != nil {
+		return explain("attaching a kprobe", fatal)
+	}
+	for i, ok := range s.attached {
+		if ok {
+			s.natt++
+			continue
+		}
+		if err := refusals[i]; err != nil {
+			site := pl.sites[i]
+			skips.add(pl.probes[site.probe].probe.Func, fmt.Sprintf("%s (%#x)", placeName(site), site.place.Addr), "the kernel refused the kprobe: "+err.Error())
+		}
+	}
+	skips.summary()
+	if s.natt == 0 {
+		return errors.New("the kernel refused every place")
+	}
+	s.live = s.natt
+	fmt.Fprintf(s.errw, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
+	if s.o.Attached != nil {
+		s.o.Attached(s.natt, took)
+	}
+	return nil
+}
+
+// interval prints what --interval prints: the event and loss totals, or
+// the counts or histograms since the last interval.
+func (s *traceRun) interval() {
+	pl, k, pr, n := s.pl, s.k, s.pr, len(s.pl.sites)
+	if pl.mode == ModeEvents {
+		fmt.Fprintf(s.errw, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
+		return
+	}
+	title := time.Now().Format("15:04:05")
+	if pl.mode == ModeCount {
+		c := k.counters(n)
+		d := append([]uint64(nil), c...)
+		for i := range s.prevCounts {
+			d[i] -= s.prevCounts[i]
+		}
+		s.prevCounts = c
+		pr.printCounts(d, s.attached, title)
+	} else {
+		h := k.histograms(n)
+		d := append([]uint64(nil), h...)
+		for i := range s.prevHist {
+			d[i] -= s.prevHist[i]
+		}
+		s.prevHist = h
+		pr.printHists(d, s.attached, title+" ")
+	}
+	pr.w.Flush()
+}
+
+// moduleGone detaches the places of a traced module that was removed,
+// says so, and reports whether no place is left.
+func (s *traceRun) moduleGone(m string) bool {
+	s.live -= s.k.detach(s.mods[m].sites)
+	fmt.Fprintf(s.errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(s.mods[m].sites), s.live)
+	return s.live == 0
+}
+
+// loop prints events (or waits, for counts and histograms) until ctx
+// ends, every traced place is gone with its module, or output fails.
+func (s *traceRun) loop(ctx context.Context) error {
 	var tick <-chan time.Time
-	if o.Interval > 0 {
-		t := time.NewTicker(o.Interval)
+	if s.o.Interval > 0 {
+		t := time.NewTicker(s.o.Interval)
 		defer t.Stop()
 		tick = t.C
-	}
-	var prevCounts, prevHist []uint64
-	interval := func() {
-		if pl.mode == ModeEvents {
-			fmt.Fprintf(errw, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
-			return
-		}
-		title := time.Now().Format("15:04:05")
-		if pl.mode == ModeCount {
-			c := k.counters(n)
-			d := append([]uint64(nil), c...)
-			for i := range prevCounts {
-				d[i] -= prevCounts[i]
-			}
-			prevCounts = c
-			pr.printCounts(d, attached, title)
-		} else {
-			h := k.histograms(n)
-			d := append([]uint64(nil), h...)
-			for i := range prevHist {
-				d[i] -= prevHist[i]
-			}
-			prevHist = h
-			pr.printHists(d, attached, title+" ")
-		}
-		pr.w.Flush()
 	}
 	// A traced module that is removed takes its places with it: they are
 	// detached and said, and the rest go on; with none left, the run ends
 	// as at its end.
-	mods := moduleSites(pl, attached, o.Sys)
+	s.mods = moduleSites(s.pl, s.attached, s.o.Sys)
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	gone := watchModules(wctx, o.Sys, mods)
-	live := natt
-	moduleGone := func(m string) bool {
-		live -= k.detach(mods[m].sites)
-		fmt.Fprintf(errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(mods[m].sites), live)
-		return live == 0
-	}
-	var rec ringbuf.Record
-	var loopErr error
-loop:
-	for {
-		if rd == nil {
+	gone := watchModules(wctx, s.o.Sys, s.mods)
+	// other is what ends the loop but for events: true to end it.
+	other := func(wait bool) bool {
+		if wait {
 			select {
 			case <-ctx.Done():
-				break loop
+				return true
 			case <-tick:
-				interval()
+				s.interval()
 			case m := <-gone:
-				if moduleGone(m) {
-					break loop
-				}
+				return s.moduleGone(m)
 			}
-			continue
-		}
-		rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
-		err := rd.ReadInto(&rec)
-		switch {
-		case err == nil:
-			if err := pr.event(rec.RawSample); err != nil {
-				loopErr = err
-				break loop
-			}
-			if rec.Remaining == 0 {
-				pr.w.Flush()
-			}
-			continue
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			pr.w.Flush()
-		default:
-			loopErr = err
-			break loop
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			break loop
+			return true
 		case <-tick:
-			interval()
+			s.interval()
 		case m := <-gone:
-			if moduleGone(m) {
-				break loop
-			}
+			return s.moduleGone(m)
 		default:
 		}
+		return false
 	}
-	stopWatch()
-	// Detach first, so that nothing is sent any more; then drain.
+	if s.rd == nil {
+		for !other(true) {
+		}
+		return nil
+	}
+	var rec ringbuf.Record
+	for {
+		s.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		err := s.rd.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := s.pr.event(rec.RawSample); err != nil {
+				return err
+			}
+			if rec.Remaining == 0 {
+				s.pr.w.Flush()
+			}
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.pr.w.Flush()
+		default:
+			return err
+		}
+		if other(false) {
+			return nil
+		}
+	}
+}
+
+// finish detaches every place first, so that nothing is sent any more,
+// then drains the ring buffer and prints the totals; loopErr is the
+// loop's error, which a drain does not follow.
+func (s *traceRun) finish(loopErr error) error {
+	pl, k, pr, n := s.pl, s.k, s.pr, len(s.pl.sites)
 	t0 := time.Now()
-	if pause {
-		_, _ = opt.pause()
+	if s.pause {
+		_, _ = s.opt.pause()
 	}
 	k.detachAll()
-	if err := opt.resume(); err != nil {
-		fmt.Fprintf(errw, "btfinline trace: %v\n", err)
+	if err := s.opt.resume(); err != nil {
+		fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
 	}
 	detached := time.Since(t0)
-	if rd != nil && loopErr == nil {
-		rd.SetDeadline(time.Now())
-		for rd.ReadInto(&rec) == nil {
+	if s.rd != nil && loopErr == nil {
+		var rec ringbuf.Record
+		s.rd.SetDeadline(time.Now())
+		for s.rd.ReadInto(&rec) == nil {
 			if err := pr.event(rec.RawSample); err != nil {
 				loopErr = err
 				break
@@ -281,17 +327,17 @@ loop:
 	}
 	switch pl.mode {
 	case ModeCount:
-		pr.printCounts(c, attached, "total")
+		pr.printCounts(c, s.attached, "total")
 	case ModeHist:
-		pr.printHists(k.histograms(n), attached, "")
+		pr.printHists(k.histograms(n), s.attached, "")
 	}
 	if err := pr.w.Flush(); err != nil && loopErr == nil {
 		loopErr = err
 	}
 	if pl.mode == ModeEvents {
-		fmt.Fprintf(errw, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), natt, detached.Seconds())
+		fmt.Fprintf(s.errw, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), s.natt, detached.Seconds())
 	} else {
-		fmt.Fprintf(errw, "%d hits; detached %d places in %.3f s\n", hits, natt, detached.Seconds())
+		fmt.Fprintf(s.errw, "%d hits; detached %d places in %.3f s\n", hits, s.natt, detached.Seconds())
 	}
 	return loopErr
 }
