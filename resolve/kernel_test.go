@@ -33,6 +33,16 @@ var (
 	kernelInlines  = map[string]string{}
 )
 
+// TestMain removes the encodes that kernelInlineBTFAt shares between the
+// tests of the binary (t.TempDir would go with the first test).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, p := range kernelInlines {
+		os.RemoveAll(filepath.Dir(p))
+	}
+	os.Exit(code)
+}
+
 // kernelInlineBTF returns a .BTF.inline for a kernel data vmlinux, made
 // once per test binary by "btfinline encode" at the entry pcs, the
 // addresses perf probe chooses, which the comparisons with perf need
