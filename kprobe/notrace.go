@@ -2,6 +2,7 @@ package kprobe
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -97,6 +98,57 @@ func (r *Rules) checkNotraceByName(caller string) string {
 		return ""
 	}
 	return notraceReason(caller)
+}
+
+// The arm64 instruction words ftrace call sites are made of.
+const (
+	arm64NOP  = 0xd503201f
+	arm64BTIC = 0xd503245f
+)
+
+// adjustCallOps moves the arm64 ftrace call sites of a kernel built with
+// DYNAMIC_FTRACE_WITH_CALL_OPS (Linux 6.4 and later; Debian 13's 6.12):
+// its -fpatchable-function-entry=4,2 records the first of two NOPs before
+// the function, the 8-byte literal ftrace fills with the call's ops, and
+// the function starts after it, with BTI C first in a BTI kernel. A site
+// then moves to where a kernel without it records it, the first of the
+// two instructions ftrace patches (ftrace_call_adjust: 8 bytes on, 12
+// when a BTI C is there), so that the function's range holds it. The
+// layout is the compiler's for every site, so most sites tell it: a
+// literal of two NOPs and then a NOP or BTI C, where without it the
+// function's body follows the two patched NOPs. It reports whether the
+// sites moved.
+func adjustCallOps(sites map[string][]uint64, text func(section string, addr uint64) ([]byte, uint64, bool)) bool {
+	word := func(sec string, a uint64) uint32 {
+		d, off, ok := text(sec, a)
+		if !ok || off+4 > uint64(len(d)) {
+			return 0
+		}
+		return binary.LittleEndian.Uint32(d[off:])
+	}
+	n, callOps := 0, 0
+	for sec, l := range sites {
+		for _, a := range l {
+			n++
+			if w := word(sec, a+8); word(sec, a) == arm64NOP && word(sec, a+4) == arm64NOP && (w == arm64NOP || w == arm64BTIC) {
+				callOps++
+			}
+		}
+	}
+	if n == 0 || 2*callOps <= n {
+		return false
+	}
+	for sec, l := range sites {
+		for i, a := range l {
+			a += 8
+			if word(sec, a) == arm64BTIC {
+				a += 4
+			}
+			l[i] = a
+		}
+		slices.Sort(l)
+	}
+	return true
 }
 
 // ftraceLocations reads the ftrace call sites of a linked kernel image:

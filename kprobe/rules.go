@@ -381,6 +381,9 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 			return nil, err
 		}
 		if ft != nil {
+			if a == arch.ARM64 {
+				adjustCallOps(ft, sectionText(f))
+			}
 			r.setFtrace(ft)
 		} else {
 			r.Notes = append(r.Notes, "no __mcount_loc table: notrace functions not checked")
@@ -427,7 +430,11 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		return nil, err
 	}
 	if ft != nil {
-		r.setFtrace(map[string][]uint64{"": ft})
+		sites := map[string][]uint64{"": ft}
+		if a == arch.ARM64 {
+			adjustCallOps(sites, sectionText(f))
+		}
+		r.setFtrace(sites)
 	} else {
 		r.Notes = append(r.Notes, "no __mcount_loc or __patchable_function_entries table: notrace functions not checked")
 	}
