@@ -31,6 +31,12 @@ e2e_guest_begin() {
 	echo "E2E-BEGIN"
 }
 
+# e2e_phase NAME: when a step of the run starts, in seconds of uptime
+# (the host sums them up: where the guest's time goes).
+e2e_phase() {
+	echo "E2E phase $1 at $(cut -d' ' -f1 /proc/uptime) s"
+}
+
 # e2e_trace_start: an empty ring buffer that records every printk, so
 # that the module's printed values and the kprobe hits are in one stream,
 # in execution order. Tracing itself is switched on by the caller.

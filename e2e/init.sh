@@ -77,7 +77,9 @@ e2e-guest probe /e2e/init-probes.txt
 [ -d $T/events/inline ] && echo 1 >$T/events/inline/enable
 echo 1 >$T/tracing_on
 insmod /e2e/btfi_e2e.ko seed="$E2E_SEED" || echo "E2E error insmod failed"
+e2e_phase lookup
 [ "$E2E_RESOLVER" = btfinline ] && lookup_check
+e2e_phase module-resolve
 
 cp /e2e/init-probes.txt /tmp/all-probes.txt
 : >/tmp/probes.txt
@@ -106,17 +108,22 @@ fi
 if [ "$E2E_SELFTEST" = 2 ]; then
 	awk '!done && /^p:/ && NF > 3 { sub(/ [^ ]*$/, ""); done = 1 } 1' /tmp/probes.txt >/tmp/p && mv /tmp/p /tmp/probes.txt
 fi
+e2e_phase module-fire
 e2e_fire_and_check /tmp/probes.txt /tmp/all-probes.txt
 # btfinline trace (e2e/trace.sh): the module's functions against printk,
 # and the cost of a hit.
 if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 	. /e2e/trace.sh
 	if [ "$E2E_TRACE" != faults ]; then
+		e2e_phase trace-module
 		trace_module
+		e2e_phase trace-overhead
 		trace_overhead
 		[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
+		e2e_phase trace-flood
 		trace_flood
 		# The traced module removed under trace (the module's last use).
+		e2e_phase trace-rmmod
 		trace_rmmod
 	fi
 fi
@@ -126,22 +133,28 @@ echo "E2E module phase ended at $t1 s of uptime"
 
 # vmlinux through --running: the same lines as from the files on the host,
 # and definitions the kernel accepts (addresses and fetch arguments).
+e2e_phase vmlinux-resolve
 if [ "$E2E_RESOLVER" = btfinline ] && [ -s /e2e/vmlinux-resolve.txt ]; then
 	e2e_vmlinux_running /e2e/vmlinux-resolve.txt
 	echo >$T/kprobe_events
 fi
 
 # btfinline trace on every place of a hot vmlinux function.
+e2e_phase trace-hot
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_vmlinux
+e2e_phase trace-fdlimit
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_fdlimit
 # ... and killed at random moments: nothing may be left behind.
+e2e_phase trace-faults
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_faults
 
 # The kernel as judge of traceability.
+e2e_phase judge
 oracle=""
 [ -f /e2e/traceable.txt ] && oracle="-traceable /e2e/traceable.txt"
 oracle="$oracle -textsym $E2E_TEXT_SYM -text $E2E_LINK_TEXT"
 # shellcheck disable=SC2086
 [ -s /e2e/sites.txt ] && e2e-guest judge -batch "$E2E_BATCH" $oracle /e2e/sites.txt
+e2e_phase end
 echo "E2E-END"
 poweroff -f

@@ -288,6 +288,10 @@ phase "qemu exited with $qrc after $((SECONDS - boot)) s"
 
 # --- verdict ----------------------------------------------------------------------
 e2e_results "$work/console.log" "$work/results.txt"
+# Where the guest's time went: each phase's seconds, from its marks.
+awk '/^E2E boot seconds/ { printf "boot %.0f s", $4; sep = ", "; prev = "insmod"; at = $4 }
+  /^E2E phase / { if (prev != "") printf "%s%s %.0f s", sep, prev, $5 - at; sep = ", "; prev = $3; at = $5 }
+  END { if (sep != "") print "" }' "$work/results.txt" | sed 's/^/e2e: guest phases: /'
 grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|faults|flood)' "$work/results.txt" || true
 fail=""
 # failed REASON: the run fails; every reason is printed at the end.

@@ -243,17 +243,12 @@ func (s *traceRun) loop(ctx context.Context) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	gone := watchModules(wctx, s.o.Sys, s.mods)
-	// other is what ends the loop but for events: true to end it.
+	// other handles what is not an event: the end, an interval, a module
+	// gone; true ends the loop. Without wait it returns at once when none
+	// is pending: only this goroutine receives from the channels, so one
+	// that is ready stays ready for the select.
 	other := func(wait bool) bool {
-		if wait {
-			select {
-			case <-ctx.Done():
-				return true
-			case <-tick:
-				s.interval()
-			case m := <-gone:
-				return s.moduleGone(m)
-			}
+		if !wait && ctx.Err() == nil && len(tick) == 0 && len(gone) == 0 {
 			return false
 		}
 		select {
@@ -261,11 +256,10 @@ func (s *traceRun) loop(ctx context.Context) error {
 			return true
 		case <-tick:
 			s.interval()
+			return false
 		case m := <-gone:
 			return s.moduleGone(m)
-		default:
 		}
-		return false
 	}
 	if s.rd == nil {
 		for !other(true) {
