@@ -58,16 +58,18 @@ bench:
 bench-kernel:
 	@scripts/bench-kernel
 
-# Whole-kernel checks on three builds (slow): Debian 12's 6.1 for x86-64
+# Whole-kernel checks on four builds (slow): Debian 12's 6.1 for x86-64
 # (../shared/tools/kernel-data) and arm64 (scripts/kernel-data-arm64) and
-# Debian 13's 6.12 for x86-64 (kernel-data trixie). A failed download fails
-# the target. BTFI_UPDATE_FIGURES=1 rewrites docs/figures from the run.
+# Debian 13's 6.12 for x86-64 (kernel-data trixie) and arm64
+# (scripts/kernel-data-arm64 6.12). A failed download fails the target.
+# BTFI_UPDATE_FIGURES=1 rewrites docs/figures from the run.
 check-kernel:
 	@eval "$$(scripts/setup)" && \
 	BTFI_KERNEL_DATA=$$($(SHARED)/tools/kernel-data) || { echo "check-kernel: kernel-data failed" >&2; exit 1; }; \
 	BTFI_KERNEL_DATA_ARM64=$$(scripts/kernel-data-arm64) || { echo "check-kernel: kernel-data-arm64 failed" >&2; exit 1; }; \
 	BTFI_KERNEL_DATA_TRIXIE=$$($(SHARED)/tools/kernel-data trixie) || { echo "check-kernel: kernel-data trixie failed" >&2; exit 1; }; \
-	export BTFI_KERNEL_DATA BTFI_KERNEL_DATA_ARM64 BTFI_KERNEL_DATA_TRIXIE && \
+	BTFI_KERNEL_DATA_ARM64_TRIXIE=$$(scripts/kernel-data-arm64 6.12) || { echo "check-kernel: kernel-data-arm64 6.12 failed" >&2; exit 1; }; \
+	export BTFI_KERNEL_DATA BTFI_KERNEL_DATA_ARM64 BTFI_KERNEL_DATA_TRIXIE BTFI_KERNEL_DATA_ARM64_TRIXIE && \
 	$(GO) test -count=1 -timeout 80m -run '^Test(Kernel|Big)' ./...
 
 # End-to-end on the real Debian 6.1 kernel under qemu: kprobes at the test

@@ -154,6 +154,7 @@ func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]
 		}
 		t.Fatalf("perf probe -D %s: %v\n%s", fn, err, stderr.String())
 	}
+	perfMeant := testutil.PerfAddrs(t, vmlinux)
 	var res [][]uint64
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -192,7 +193,11 @@ func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]
 		if len(cands) == 0 {
 			t.Fatalf("perf target %q: no symbol %s", target, name)
 		}
-		res = append(res, cands)
+		var meant []uint64
+		for _, a := range cands {
+			meant = append(meant, perfMeant(a)...)
+		}
+		res = append(res, meant)
 	}
 	return res
 }

@@ -93,6 +93,7 @@ var kernelEnvs = []struct {
 	{"BTFI_KERNEL_DATA", "6.1-x86_64", "x86_64", "6.1", true},
 	{"BTFI_KERNEL_DATA_ARM64", "6.1-arm64", "arm64", "6.1", true},
 	{"BTFI_KERNEL_DATA_TRIXIE", "6.12-x86_64", "x86_64", "6.12", false},
+	{"BTFI_KERNEL_DATA_ARM64_TRIXIE", "6.12-arm64", "arm64", "6.12", false},
 }
 
 // Kernels returns the kernel builds to check: Debian 12's 6.1 for x86-64
