@@ -133,6 +133,13 @@ func (k Kernel) Modules() []string {
 	return out
 }
 
+// Version is the Debian package version of the build (its folder's
+// version file), or "" when it has none.
+func (k Kernel) Version() string {
+	b, _ := os.ReadFile(filepath.Join(k.Dir, "version"))
+	return strings.TrimSpace(string(b))
+}
+
 // Vmlinux is the path of the build's vmlinux.
 func (k Kernel) Vmlinux() string { return filepath.Join(k.Dir, "vmlinux") }
 
