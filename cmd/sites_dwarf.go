@@ -64,12 +64,27 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.file, err)
 	}
+	rel := f.Type == elf.ET_REL
+	// --stats counts the sites as the reader gives them, unit by unit,
+	// and keeps none: a vmlinux's would be most of the memory.
+	var counter *dwarfsite.Counter
+	if o.stats {
+		var keep func(*site.Site) bool
+		if o.traceable {
+			keep = func(s *site.Site) bool { return traceableDWARFSite(rules, rel, s) }
+		}
+		counter = dwarfsite.NewCounter(keep)
+		opt.Sink = counter.Add
+	}
 	res, err := x.Sites(opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.traceable {
-		res.Sites = traceableDWARFSites(rules, f.Type == elf.ET_REL, res.Sites)
+	if counter != nil {
+		res.Stats.Counts = counter.Counts()
+	}
+	if o.traceable && counter == nil {
+		res.Sites = traceableDWARFSites(rules, rel, res.Sites)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %s\n", w)
@@ -87,11 +102,8 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 	switch {
 	case o.stats:
 		if !o.dwarf || st == nil {
-			st = &dwarfsite.Stats{Counts: site.Count(nil)}
-		}
-		if !o.dwarf || st.Sites != len(sites) {
-			// Sites not straight from the DWARF reader (e.g. from BTF):
-			// count what they show.
+			// Sites not from the DWARF reader (from BTF): count what
+			// they show.
 			st = &dwarfsite.Stats{Counts: site.Count(sites)}
 		}
 		return dwarfsite.WriteStats(w, st)
@@ -106,14 +118,19 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 // ELF's tables).
 func traceableDWARFSites(rules *kprobe.Rules, rel bool, sites []site.Site) []site.Site {
 	out := sites[:0]
-	for _, s := range sites {
-		a := s.Addr
-		if rel {
-			a = s.SectionOff
-		}
-		if rules.Check(s.Section, a, s.Caller) == "" {
-			out = append(out, s)
+	for i := range sites {
+		if traceableDWARFSite(rules, rel, &sites[i]) {
+			out = append(out, sites[i])
 		}
 	}
 	return out
+}
+
+// traceableDWARFSite tells whether the rules accept a kprobe at s.
+func traceableDWARFSite(rules *kprobe.Rules, rel bool, s *site.Site) bool {
+	a := s.Addr
+	if rel {
+		a = s.SectionOff
+	}
+	return rules.Check(s.Section, a, s.Caller) == ""
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -599,6 +600,25 @@ func TestProbeMovedLocation(t *testing.T) {
 				if l := s.Params[i]; l.Kind != w.Kind || l.Reg != w.Reg || l.Reason != "" {
 					t.Errorf("%s: %+v, want %+v", s.Func.Params[i].Name, l, w)
 				}
+			}
+		})
+	}
+}
+
+// TestCounterMatchesCount: a Counter given the sites through Sink counts
+// what site.Count counts of the Result's (functions interned across
+// units alike), on every fixture, with several workers.
+func TestCounterMatchesCount(t *testing.T) {
+	for _, name := range allFixtures {
+		t.Run(name, func(t *testing.T) {
+			want := readFixture(t, name, Options{}).Stats.Counts
+			c := NewCounter(nil)
+			res := readFixture(t, name, Options{Sink: c.Add, Workers: 3})
+			if res.Sites != nil {
+				t.Fatal("a Sink run kept its sites")
+			}
+			if got := c.Counts(); !reflect.DeepEqual(got, want) {
+				t.Errorf("Counter %+v\nCount   %+v", got, want)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -382,28 +383,74 @@ func internFuncs(sites []site.Site) {
 	var sb strings.Builder
 	for i := range sites {
 		f := sites[i].Func
-		sb.Reset()
-		sb.WriteString(f.Name)
-		sb.WriteByte(0)
-		sb.WriteString(f.DeclFile)
-		sb.WriteByte(0)
-		sb.WriteString(strconv.Itoa(f.DeclLine))
-		sb.WriteByte(0)
-		sb.WriteString(f.Return)
-		if f.Variadic {
-			sb.WriteString("\x00...")
-		}
-		for _, p := range f.Params {
-			sb.WriteString("\x00")
-			sb.WriteString(p.Name)
-			sb.WriteString("\x01")
-			sb.WriteString(p.Type)
-		}
-		k := sb.String()
+		k := funcKey(&sb, f)
 		if g, ok := m[k]; ok {
 			sites[i].Func = g
 		} else {
 			m[k] = f
 		}
 	}
+}
+
+// funcKey is what makes two functions seen from different compilation
+// units one: name, declaration and prototype.
+func funcKey(sb *strings.Builder, f *site.Func) string {
+	sb.Reset()
+	sb.WriteString(f.Name)
+	sb.WriteByte(0)
+	sb.WriteString(f.DeclFile)
+	sb.WriteByte(0)
+	sb.WriteString(strconv.Itoa(f.DeclLine))
+	sb.WriteByte(0)
+	sb.WriteString(f.Return)
+	if f.Variadic {
+		sb.WriteString("\x00...")
+	}
+	for _, p := range f.Params {
+		sb.WriteString("\x00")
+		sb.WriteString(p.Name)
+		sb.WriteString("\x01")
+		sb.WriteString(p.Type)
+	}
+	return sb.String()
+}
+
+// Counter counts the sites given to Add, as site.Count counts a Result's
+// (its functions interned across units as Sites interns them), without
+// keeping them: its Add is an Options.Sink, so that statistics of a
+// vmlinux never hold its sites.
+type Counter struct {
+	keep  func(*site.Site) bool
+	mu    sync.Mutex
+	c     site.Counts
+	funcs map[string]bool
+	sb    strings.Builder
+}
+
+// NewCounter counts the sites for which keep is true (nil: all).
+func NewCounter(keep func(*site.Site) bool) *Counter {
+	return &Counter{keep: keep, c: site.Counts{Reasons: map[string]int{}}, funcs: map[string]bool{}}
+}
+
+// Add counts the sites of one unit; several goroutines may call it.
+func (c *Counter) Add(_ int, sites []site.Site) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range sites {
+		s := &sites[i]
+		if c.keep != nil && !c.keep(s) {
+			continue
+		}
+		c.c.Add(s)
+		c.funcs[funcKey(&c.sb, s.Func)] = true
+	}
+}
+
+// Counts is what Add counted.
+func (c *Counter) Counts() site.Counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.c
+	st.Functions = len(c.funcs)
+	return st
 }

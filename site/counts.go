@@ -22,26 +22,34 @@ func Count(sites []Site) Counts {
 	st := Counts{Reasons: make(map[string]int)}
 	funcs := make(map[*Func]bool)
 	for i := range sites {
-		s := &sites[i]
-		funcs[s.Func] = true
-		n := len(s.Func.Params)
-		located := 0
-		for j := 0; j < n && j < len(s.Params); j++ {
-			l := &s.Params[j]
-			switch {
-			case l.Kind != LocUnavailable:
-				located++
-			case l.Reason == "":
-				st.Missing++
-			default:
-				st.Unrepresentable++
-				st.Reasons[l.Reason]++
-			}
-		}
-		st.AddSite(n, located)
+		funcs[sites[i].Func] = true
+		st.Add(&sites[i])
 	}
 	st.Functions = len(funcs)
 	return st
+}
+
+// Add counts site s in every field but Functions, which counts distinct
+// functions over all the sites.
+func (st *Counts) Add(s *Site) {
+	n := len(s.Func.Params)
+	located := 0
+	for j := 0; j < n && j < len(s.Params); j++ {
+		l := &s.Params[j]
+		switch {
+		case l.Kind != LocUnavailable:
+			located++
+		case l.Reason == "":
+			st.Missing++
+		default:
+			st.Unrepresentable++
+			if st.Reasons == nil {
+				st.Reasons = make(map[string]int)
+			}
+			st.Reasons[l.Reason]++
+		}
+	}
+	st.AddSite(n, located)
 }
 
 // AddSite counts a site with n parameters, located of them located, in
