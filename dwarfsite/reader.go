@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -380,39 +378,15 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 // and prototype, seen from different compilation units) share one *Func.
 func internFuncs(sites []site.Site) {
 	m := make(map[string]*site.Func)
-	var sb strings.Builder
 	for i := range sites {
 		f := sites[i].Func
-		k := funcKey(&sb, f)
+		k := f.Key()
 		if g, ok := m[k]; ok {
 			sites[i].Func = g
 		} else {
 			m[k] = f
 		}
 	}
-}
-
-// funcKey is what makes two functions seen from different compilation
-// units one: name, declaration and prototype.
-func funcKey(sb *strings.Builder, f *site.Func) string {
-	sb.Reset()
-	sb.WriteString(f.Name)
-	sb.WriteByte(0)
-	sb.WriteString(f.DeclFile)
-	sb.WriteByte(0)
-	sb.WriteString(strconv.Itoa(f.DeclLine))
-	sb.WriteByte(0)
-	sb.WriteString(f.Return)
-	if f.Variadic {
-		sb.WriteString("\x00...")
-	}
-	for _, p := range f.Params {
-		sb.WriteString("\x00")
-		sb.WriteString(p.Name)
-		sb.WriteString("\x01")
-		sb.WriteString(p.Type)
-	}
-	return sb.String()
 }
 
 // Counter counts the sites given to Add, as site.Count counts a Result's
@@ -424,7 +398,6 @@ type Counter struct {
 	mu    sync.Mutex
 	c     site.Counts
 	funcs map[string]bool
-	sb    strings.Builder
 }
 
 // NewCounter counts the sites for which keep is true (nil: all).
@@ -442,7 +415,7 @@ func (c *Counter) Add(_ int, sites []site.Site) {
 			continue
 		}
 		c.c.Add(s)
-		c.funcs[funcKey(&c.sb, s.Func)] = true
+		c.funcs[s.Func.Key()] = true
 	}
 }
 

@@ -15,8 +15,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"iter"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/btfinline/btfinline/site"
@@ -141,31 +139,8 @@ func lessPlace(a, b place) bool {
 	return a.off < b.off
 }
 
-// internKey spells what makes two Func values one function: name,
-// declaration, return type, variadic, parameter names and types.
-func internKey(f *site.Func) string {
-	var sb strings.Builder
-	sb.WriteString(f.Name)
-	sb.WriteByte(0)
-	sb.WriteString(f.DeclFile)
-	sb.WriteByte(0)
-	sb.WriteString(strconv.Itoa(f.DeclLine))
-	sb.WriteByte(0)
-	sb.WriteString(f.Return)
-	if f.Variadic {
-		sb.WriteString("\x00...")
-	}
-	for _, p := range f.Params {
-		sb.WriteString("\x00")
-		sb.WriteString(p.Name)
-		sb.WriteString("\x01")
-		sb.WriteString(p.Type)
-	}
-	return sb.String()
-}
-
 func (b *Builder) intern(f *site.Func, unit, seq int) uint32 {
-	k := internKey(f)
+	k := f.Key()
 	id, ok := b.funcIdx[k]
 	if !ok {
 		id = uint32(len(b.funcs))

@@ -1,5 +1,10 @@
 package site
 
+import (
+	"strconv"
+	"strings"
+)
+
 // LocKind classifies where a parameter's value is at a site.
 type LocKind uint8
 
@@ -63,6 +68,30 @@ type Func struct {
 	FuncID   uint32
 	Params   []Param
 	Variadic bool
+}
+
+// Key spells what makes two Func values one function, whichever
+// compilation unit each was read from: name, declaration, return type,
+// variadic, parameter names and types.
+func (f *Func) Key() string {
+	var sb strings.Builder
+	sb.WriteString(f.Name)
+	sb.WriteByte(0)
+	sb.WriteString(f.DeclFile)
+	sb.WriteByte(0)
+	sb.WriteString(strconv.Itoa(f.DeclLine))
+	sb.WriteByte(0)
+	sb.WriteString(f.Return)
+	if f.Variadic {
+		sb.WriteString("\x00...")
+	}
+	for _, p := range f.Params {
+		sb.WriteString("\x00")
+		sb.WriteString(p.Name)
+		sb.WriteString("\x01")
+		sb.WriteString(p.Type)
+	}
+	return sb.String()
 }
 
 // Site is one inline expansion of Func.
