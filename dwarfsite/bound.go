@@ -23,8 +23,15 @@ import (
 // located at the chosen address is then Missing, Unrepresentable, or
 // located at other addresses only (AtBest.Located - Counts.Located).
 
-// addCounts adds what countAtBest counts of b to a.
+// addCounts adds b to a, every field but Functions (distinct functions
+// do not add up); countAtBest leaves Reasons nil.
 func addCounts(a, b *site.Counts) {
+	for r, n := range b.Reasons {
+		if a.Reasons == nil {
+			a.Reasons = make(map[string]int)
+		}
+		a.Reasons[r] += n
+	}
 	a.Sites += b.Sites
 	a.NoParams += b.NoParams
 	a.AllLocated += b.AllLocated

@@ -405,17 +405,29 @@ func NewCounter(keep func(*site.Site) bool) *Counter {
 	return &Counter{keep: keep, c: site.Counts{Reasons: map[string]int{}}, funcs: map[string]bool{}}
 }
 
-// Add counts the sites of one unit; several goroutines may call it.
+// Add counts the sites of one unit; several goroutines may call it. The
+// unit is counted before the lock is taken, and each of its functions
+// spelled once (its sites share their *Func).
 func (c *Counter) Add(_ int, sites []site.Site) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	var unit site.Counts
+	funcs := map[*site.Func]bool{}
 	for i := range sites {
 		s := &sites[i]
 		if c.keep != nil && !c.keep(s) {
 			continue
 		}
-		c.c.Add(s)
-		c.funcs[s.Func.Key()] = true
+		unit.Add(s)
+		funcs[s.Func] = true
+	}
+	keys := make([]string, 0, len(funcs))
+	for f := range funcs {
+		keys = append(keys, f.Key())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	addCounts(&c.c, &unit)
+	for _, k := range keys {
+		c.funcs[k] = true
 	}
 }
 
