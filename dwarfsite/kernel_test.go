@@ -91,6 +91,7 @@ func checkKernelVmlinux(t *testing.T, k testutil.Kernel) {
 		for _, s := range syms {
 			byName[s.Name] = append(byName[s.Name], s.Value)
 		}
+		perfMeant := testutil.PerfAddrs(t, vmlinux)
 		compared := 0
 		defer func() {
 			if compared == 0 {
@@ -107,7 +108,7 @@ func checkKernelVmlinux(t *testing.T, k testutil.Kernel) {
 			// perf also lists an out-of-line copy of the function
 			// itself (arm64 has one of tcp_snd_cwnd_set): not a site.
 			var theirs [][]uint64
-			for _, cands := range perfProbeAddrs(t, perf, vmlinux, fn, byName) {
+			for _, cands := range perfProbeAddrs(t, perf, vmlinux, fn, byName, perfMeant) {
 				if len(cands) == 1 && slices.Contains(byName[fn], cands[0]) {
 					continue
 				}
@@ -144,8 +145,9 @@ var perfProbeRE = regexp.MustCompile(`^p:\S+ (\S+)`)
 
 // perfProbeAddrs runs "perf probe -D" and converts each definition
 // (SYM+OFF with a decimal offset, or 0xADDR) to its candidate addresses
-// (local symbols can share a name).
-func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]uint64) [][]uint64 {
+// (local symbols can share a name), each as perfMeant
+// (testutil.PerfAddrs) says perf meant it.
+func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]uint64, perfMeant func(uint64) []uint64) [][]uint64 {
 	t.Helper()
 	cmd := exec.Command(perf, "probe", "-k", vmlinux, "-D", fn, "--max-probes=4096")
 	var stderr bytes.Buffer
@@ -159,7 +161,6 @@ func perfProbeAddrs(t *testing.T, perf, vmlinux, fn string, byName map[string][]
 		}
 		t.Fatalf("perf probe -D %s: %v\n%s", fn, err, stderr.String())
 	}
-	perfMeant := testutil.PerfAddrs(t, vmlinux)
 	var res [][]uint64
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {

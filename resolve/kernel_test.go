@@ -120,13 +120,21 @@ func perfProbes(t *testing.T, vmlinux, fn string, syms *ksym.SymTab) []perfProbe
 		t.Fatalf("perf probe %s: %v", fn, err)
 	}
 	perfMeant := testutil.PerfAddrs(t, vmlinux)
-	elfSyms := map[string][]uint64{}
-	if ef, err := elf.Open(vmlinux); err == nil {
-		all, _ := ef.Symbols()
-		for _, s := range all {
-			elfSyms[s.Name] = append(elfSyms[s.Name], s.Value)
+	// Every ELF symbol by name, read at the first perf name that is no
+	// function symbol.
+	var elfSyms map[string][]uint64
+	elfSym := func(name string) []uint64 {
+		if elfSyms == nil {
+			elfSyms = map[string][]uint64{}
+			if ef, err := elf.Open(vmlinux); err == nil {
+				all, _ := ef.Symbols()
+				for _, s := range all {
+					elfSyms[s.Name] = append(elfSyms[s.Name], s.Value)
+				}
+				ef.Close()
+			}
 		}
-		ef.Close()
+		return elfSyms[name]
 	}
 	var ps []perfProbe
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -147,10 +155,10 @@ func perfProbes(t *testing.T, vmlinux, fn string, syms *ksym.SymTab) []perfProbe
 		for _, c := range cands {
 			p.addrs = append(p.addrs, c.Addr+off)
 		}
-		if len(cands) == 0 && len(elfSyms[sym]) > 0 {
+		if len(cands) == 0 {
 			// Moved past its section (testutil.PerfAddrs), a place
 			// can come out after a marker symbol (__exittext_end).
-			for _, a := range elfSyms[sym] {
+			for _, a := range elfSym(sym) {
 				p.addrs = append(p.addrs, a+off)
 			}
 		}
