@@ -6,8 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
@@ -52,11 +52,10 @@ func fileLimitError(n int, hard uint64) error {
 // traceRun is one run on the kernel, in four phases: attach, the event
 // loop, detach and drain, and the report.
 type traceRun struct {
-	pl   *plan
-	o    Options
-	k    *kernel
-	opt  *optGuard
-	errw io.Writer
+	pl  *plan
+	o   Options
+	k   *kernel
+	opt *optGuard
 	// pause: the run pauses kprobe jump optimization while it attaches
 	// and detaches.
 	pause    bool
@@ -105,11 +104,11 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		return err
 	}
 	defer k.close()
-	s := &traceRun{pl: pl, o: o, k: k, opt: newOptGuard(o.Sys), errw: o.Err,
+	s := &traceRun{pl: pl, o: o, k: k, opt: newOptGuard(o.Sys),
 		pause: len(todo) >= PauseOptprobesAt && !o.KeepOptprobes}
 	defer func() {
 		if err := s.opt.close(); err != nil {
-			fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
+			fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
 		}
 	}()
 	if err := s.attach(todo, skips); err != nil {
@@ -141,9 +140,9 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	if s.pause {
 		switch paused, err := s.opt.pause(); {
 		case paused:
-			fmt.Fprintf(s.errw, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+			fmt.Fprintf(s.o.Err, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
 		case err != nil:
-			fmt.Fprintf(s.errw, "btfinline trace: kprobe jump optimization left on: %v\n", err)
+			fmt.Fprintf(s.o.Err, "btfinline trace: kprobe jump optimization left on: %v\n", err)
 		}
 	}
 	start := time.Now()
@@ -163,7 +162,7 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	})
 	took := time.Since(start)
 	if err := s.opt.resume(); err != nil {
-		fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
+		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
 	}
 	if fatal != nil {
 		return explain("attaching a kprobe", fatal)
@@ -183,7 +182,7 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 		return errors.New("the kernel refused every place")
 	}
 	s.live = s.natt
-	fmt.Fprintf(s.errw, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
+	fmt.Fprintf(s.o.Err, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
 	if s.o.Attached != nil {
 		s.o.Attached(s.natt, took)
 	}
@@ -195,35 +194,34 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 func (s *traceRun) interval() {
 	pl, k, pr, n := s.pl, s.k, s.pr, len(s.pl.sites)
 	if pl.mode == ModeEvents {
-		fmt.Fprintf(s.errw, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
+		fmt.Fprintf(s.o.Err, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
 		return
 	}
 	title := time.Now().Format("15:04:05")
 	if pl.mode == ModeCount {
-		c := k.counters(n)
-		d := append([]uint64(nil), c...)
-		for i := range s.prevCounts {
-			d[i] -= s.prevCounts[i]
-		}
-		s.prevCounts = c
-		pr.printCounts(d, s.attached, title)
+		pr.printCounts(since(&s.prevCounts, k.counters(n)), s.attached, title)
 	} else {
-		h := k.histograms(n)
-		d := append([]uint64(nil), h...)
-		for i := range s.prevHist {
-			d[i] -= s.prevHist[i]
-		}
-		s.prevHist = h
-		pr.printHists(d, s.attached, title+" ")
+		pr.printHists(since(&s.prevHist, k.histograms(n)), s.attached, title+" ")
 	}
 	pr.w.Flush()
+}
+
+// since returns the totals cur less those of the last interval, *prev,
+// and keeps cur there for the next.
+func since(prev *[]uint64, cur []uint64) []uint64 {
+	d := slices.Clone(cur)
+	for i, p := range *prev {
+		d[i] -= p
+	}
+	*prev = cur
+	return d
 }
 
 // moduleGone detaches the places of a traced module that was removed,
 // says so, and reports whether no place is left.
 func (s *traceRun) moduleGone(m string) bool {
 	s.live -= s.k.detach(s.mods[m].sites)
-	fmt.Fprintf(s.errw, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(s.mods[m].sites), s.live)
+	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(s.mods[m].sites), s.live)
 	return s.live == 0
 }
 
@@ -301,7 +299,7 @@ func (s *traceRun) finish(loopErr error) error {
 	}
 	k.detachAll()
 	if err := s.opt.resume(); err != nil {
-		fmt.Fprintf(s.errw, "btfinline trace: %v\n", err)
+		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
 	}
 	detached := time.Since(t0)
 	if s.rd != nil && loopErr == nil {
@@ -329,9 +327,9 @@ func (s *traceRun) finish(loopErr error) error {
 		loopErr = err
 	}
 	if pl.mode == ModeEvents {
-		fmt.Fprintf(s.errw, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), s.natt, detached.Seconds())
+		fmt.Fprintf(s.o.Err, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), s.natt, detached.Seconds())
 	} else {
-		fmt.Fprintf(s.errw, "%d hits; detached %d places in %.3f s\n", hits, s.natt, detached.Seconds())
+		fmt.Fprintf(s.o.Err, "%d hits; detached %d places in %.3f s\n", hits, s.natt, detached.Seconds())
 	}
 	return loopErr
 }
