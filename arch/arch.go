@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"runtime"
+	"strconv"
 )
 
 // Arch is a target architecture: it names DWARF registers the way pt_regs
@@ -72,6 +73,37 @@ func (a Arch) RegName(reg uint32) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Spell names DWARF register reg as a person reads it, as perf probe and
+// objdump print registers: "%di" and "%xmm0" on x86-64 (AT&T syntax with
+// pt_regs' names), "x1", "sp" and "v0" on arm64; "reg<n>", the DWARF
+// number bpftool prints, for a register neither names.
+func (a Arch) Spell(reg uint32) string {
+	switch a {
+	case X86_64:
+		if n, ok := a.RegName(reg); ok {
+			return "%" + n
+		}
+		// psABI Table 3.36: 17-32 are %xmm0-15, 33-40 %st0-7, 41-48 %mm0-7.
+		switch {
+		case reg >= 17 && reg <= 32:
+			return "%xmm" + strconv.Itoa(int(reg-17))
+		case reg >= 33 && reg <= 40:
+			return "%st" + strconv.Itoa(int(reg-33))
+		case reg >= 41 && reg <= 48:
+			return "%mm" + strconv.Itoa(int(reg-41))
+		}
+	case ARM64:
+		if n, ok := a.RegName(reg); ok {
+			return n
+		}
+		// AADWARF64: 64-95 are the SIMD and floating-point v0-v31.
+		if reg >= 64 && reg <= 95 {
+			return "v" + strconv.Itoa(int(reg-64))
+		}
+	}
+	return "reg" + strconv.FormatUint(uint64(reg), 10)
 }
 
 // BpftraceReg returns the name bpftrace's reg() builtin takes.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/dwarfsite"
 	"github.com/btfinline/btfinline/site"
 	"github.com/spf13/cobra"
@@ -74,10 +75,11 @@ pc names it: "[entry pc 0x...]" (JSON: entry_pc).
 			var (
 				sites []site.Site
 				st    *dwarfsite.Stats
+				a     arch.Arch
 				err   error
 			)
 			if o.dwarf {
-				sites, st, err = dwarfSites(c, o)
+				sites, st, a, err = dwarfSites(c, o)
 			} else if !o.stats {
 				// The BTF path prints its own lines: they carry the
 				// traceability mark (sites_btf.go).
@@ -88,7 +90,7 @@ pc names it: "[entry pc 0x...]" (JSON: entry_pc).
 			if err != nil {
 				return err
 			}
-			return printSites(c, o, sites, st)
+			return printSites(c, o, sites, st, a)
 		},
 	}
 	f := c.Flags()

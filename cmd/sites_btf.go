@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/ksys"
 	"github.com/btfinline/btfinline/lookup"
 	"github.com/btfinline/btfinline/site"
@@ -36,6 +37,7 @@ type siteSet struct {
 	marks       []site.Marks
 	notes       []string
 	noAddresses bool
+	arch        arch.Arch // spells the registers
 }
 
 func (s *siteSet) Len() int           { return len(s.sites) }
@@ -108,6 +110,7 @@ func loadBTFSites(c *cobra.Command, o *sitesOptions) (*siteSet, error) {
 			}
 		}
 		set.noAddresses = !t.HasAddresses()
+		set.arch = t.Arch
 	}
 	return set, nil
 }
@@ -214,7 +217,7 @@ func runBTFSites(c *cobra.Command, o *sitesOptions) error {
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: note: %s\n", n)
 	}
-	fo := site.FormatOptions{Nesting: o.nesting, Marks: func(i int) site.Marks { return set.marks[i] }}
+	fo := site.FormatOptions{Nesting: o.nesting, Marks: func(i int) site.Marks { return set.marks[i] }, RegName: set.arch.Spell}
 	if set.noAddresses {
 		fo.NoAddresses = "no symbols: addr is the section offset"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/site"
@@ -16,9 +17,9 @@ import (
 
 // dwarfSites reads the sites of o.file from DWARF, with the reader's
 // statistics.
-func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stats, error) {
+func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stats, arch.Arch, error) {
 	if o.file == "" {
-		return nil, nil, errors.New("sites --dwarf: FILE required")
+		return nil, nil, arch.Unknown, errors.New("sites --dwarf: FILE required")
 	}
 	// --stats also gives the bound of any probe address (a second pass
 	// over the location lists, for the counts only).
@@ -26,25 +27,25 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if o.funcRE != "" {
 		re, err := regexp.Compile(o.funcRE)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--func: %w", err)
+			return nil, nil, arch.Unknown, fmt.Errorf("--func: %w", err)
 		}
 		opt.Func = re.MatchString
 	}
 	if o.callerRE != "" {
 		re, err := regexp.Compile(o.callerRE)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--caller: %w", err)
+			return nil, nil, arch.Unknown, fmt.Errorf("--caller: %w", err)
 		}
 		opt.Caller = re.MatchString
 	}
 	pp, err := dwarfsite.ParseProbePoint(o.probePoint)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--probe-point: %w", err)
+		return nil, nil, arch.Unknown, fmt.Errorf("--probe-point: %w", err)
 	}
 	opt.ProbePoint = pp
 	f, err := elfobj.Open(o.file)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, arch.Unknown, err
 	}
 	defer f.Close()
 	// Give back the pages of the mapped file as encode does: a vmlinux's
@@ -56,13 +57,13 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	var rules *kprobe.Rules
 	if pp == dwarfsite.ProbeBlock || o.traceable {
 		if rules, err = kprobe.ForELF(f); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", o.file, err)
+			return nil, nil, arch.Unknown, fmt.Errorf("%s: %w", o.file, err)
 		}
 		opt.Text = rules
 	}
 	x, err := dwarfsite.Load(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", o.file, err)
+		return nil, nil, arch.Unknown, fmt.Errorf("%s: %w", o.file, err)
 	}
 	rel := f.Type == elf.ET_REL
 	// --stats counts the sites as the reader gives them, unit by unit,
@@ -78,7 +79,7 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	}
 	res, err := x.Sites(opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, arch.Unknown, err
 	}
 	if counter != nil {
 		res.Stats.Counts = counter.Counts()
@@ -92,12 +93,13 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if n := res.Stats.Warnings - len(res.Warnings); n > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %d more\n", n)
 	}
-	return res.Sites, &res.Stats, nil
+	a, _ := arch.FromELF(f.Machine) // another machine spells reg<n>
+	return res.Sites, &res.Stats, a, nil
 }
 
 // printSites prints sites one per line, as JSON, or as --stats. The BTF
 // path (sites_btf.go) prints through here too, so both outputs diff.
-func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfsite.Stats) error {
+func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfsite.Stats, a arch.Arch) error {
 	w := c.OutOrStdout()
 	switch {
 	case o.stats:
@@ -108,9 +110,9 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 		}
 		return dwarfsite.WriteStats(w, st)
 	case o.json:
-		return site.WriteJSON(w, sites, site.FormatOptions{})
+		return site.WriteJSON(w, sites, site.FormatOptions{RegName: a.Spell})
 	}
-	return site.WriteSites(w, sites, site.FormatOptions{Reasons: o.reasons, Nesting: o.nesting})
+	return site.WriteSites(w, sites, site.FormatOptions{Reasons: o.reasons, Nesting: o.nesting, RegName: a.Spell})
 }
 
 // traceableDWARFSites keeps the sites that the kprobe rules of the ELF

@@ -62,7 +62,7 @@ func TestSitesDwarfCLI(t *testing.T) {
 	if code := run([]string{"sites", "--dwarf", "--json", "--caller", "c_pair", obj}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), `"location":"reg5, reg4","kind":"reg_pair"`) {
+	if !strings.Contains(out.String(), `"location":"reg5, reg4","kind":"reg_pair","reg":5,"reg2":4,"reg_name":"%di","reg2_name":"%si"`) {
 		t.Errorf("--json:\n%s", out.String())
 	}
 	if code := run([]string{"sites", "--dwarf", "../dwarfsite/testdata/sites.c"}, &out, &errb); code == 0 {

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/site"
-
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/testutil"
+	"github.com/btfinline/btfinline/site"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -363,6 +363,22 @@ func fixtureCases(names []string) []fixtureCase {
 	return out
 }
 
+// fixtureArch is the architecture of fixture name, whose registers its
+// golden listing spells as "sites --dwarf" does.
+func fixtureArch(t *testing.T, name string) arch.Arch {
+	t.Helper()
+	f, err := elf.Open(filepath.Join(fixtureDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := arch.FromELF(f.Machine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // TestFixtureGolden compares the listing of every fixture with a golden
 // file, NAME.golden at the entry pcs and NAME.block.golden with
 // ProbeBlock (go test -update rewrites them; review the diff).
@@ -372,7 +388,7 @@ func TestFixtureGolden(t *testing.T) {
 		t.Run(tc.String(), func(t *testing.T) {
 			res := readFixture(t, name, fixtureOptions(tc.pp))
 			var buf bytes.Buffer
-			if err := site.WriteSites(&buf, res.Sites, site.FormatOptions{Reasons: true}); err != nil {
+			if err := site.WriteSites(&buf, res.Sites, site.FormatOptions{Reasons: true, RegName: fixtureArch(t, name).Spell}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join(fixtureDir, name+".golden")

@@ -68,6 +68,9 @@ func FormatLocation(l *Location, rn RegName) string {
 
 // FormatOptions control WriteSites and WriteJSON.
 type FormatOptions struct {
+	// RegName spells the registers of the text lines ("%di" where nil
+	// gives "reg5") and of JSON's reg_name and reg2_name; JSON's location
+	// keeps the DWARF numbers, for a machine.
 	RegName RegName
 	// Reasons appends " (why)" to unavailable parameters whose location
 	// exists in DWARF but cannot be expressed. Sites read back from BTF
@@ -214,6 +217,8 @@ type jsonParam struct {
 	Kind     string  `json:"kind"`
 	Reg      *uint32 `json:"reg,omitempty"`
 	Reg2     *uint32 `json:"reg2,omitempty"`
+	RegName  string  `json:"reg_name,omitempty"`
+	Reg2Name string  `json:"reg2_name,omitempty"`
 	Offset   *int64  `json:"offset,omitempty"`
 	Value    *uint64 `json:"value,omitempty"`
 	Size     uint8   `json:"size,omitempty"`
@@ -273,7 +278,7 @@ func WriteJSON(w io.Writer, sites []Site, o FormatOptions) error {
 			if j < len(s.Params) {
 				l = s.Params[j]
 			}
-			jp := jsonParam{Name: p.Name, Type: p.Type, Location: FormatLocation(&l, o.RegName),
+			jp := jsonParam{Name: p.Name, Type: p.Type, Location: FormatLocation(&l, nil),
 				Kind: l.Kind.String(), Size: l.Size, Signed: l.Signed, Section: l.Section, Reason: l.Reason}
 			switch l.Kind {
 			case LocReg:
@@ -284,6 +289,12 @@ func WriteJSON(w io.Writer, sites []Site, o FormatOptions) error {
 				jp.Reg, jp.Offset = &l.Reg, &l.Offset
 			case LocConst, LocAddr:
 				jp.Value = &l.Value
+			}
+			if o.RegName != nil && jp.Reg != nil && l.Reg != FBReg {
+				jp.RegName = o.RegName(l.Reg)
+				if jp.Reg2 != nil {
+					jp.Reg2Name = o.RegName(l.Reg2)
+				}
 			}
 			js.Params = append(js.Params, jp)
 		}
