@@ -1,8 +1,8 @@
 # btfinline developer targets. "make test" is the one test command (CI runs
 # exactly it): it installs what the tests compare against (scripts/setup),
 # checks formatting, vet and staticcheck, runs the unit tests, then the
-# whole-kernel checks on three kernel builds (check-kernel) and the qemu
-# end-to-end runs on 6.1 x86-64 and arm64 and 6.12 x86-64 (e2e-all).
+# whole-kernel checks on four kernel builds (check-kernel) and the qemu
+# end-to-end runs on 6.1 and 6.12, x86-64 and arm64 (e2e-all).
 GO        ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOIMPORTS ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.52.0
@@ -11,7 +11,7 @@ export BTFI_SHARED := $(SHARED)
 FUZZTIME  ?= 30s
 BIN       := bin/btfinline
 
-.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 e2e-6.12 e2e-all check-kbuild cframe-table clean
+.PHONY: all build test unit lint vet fixtures fuzz bench bench-kernel check-kernel e2e e2e-arm64 e2e-6.12 e2e-arm64-6.12 e2e-all check-kbuild cframe-table clean
 
 all: build
 
@@ -89,7 +89,12 @@ e2e-arm64:
 e2e-6.12:
 	@E2E_KERNEL=6.12 e2e/run.sh
 
-# The three runs above, as make test runs them: prepared one by one, then
+# The same on Debian 13's arm64 6.12 kernel (ftrace call ops), the module
+# cross-built by gcc 14 in a Debian 13 root (scripts/e2e-kbuild 6.12-arm64).
+e2e-arm64-6.12:
+	@E2E_ARCH=arm64 E2E_KERNEL=6.12 e2e/run.sh
+
+# The four runs above, as make test runs them: prepared one by one, then
 # booted two at a time (scripts/e2e-all).
 e2e-all:
 	@scripts/e2e-all

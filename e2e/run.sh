@@ -12,9 +12,11 @@
 # Environment:
 #   E2E_ARCH      x86_64 (default) or arm64: the kernel, module, guest
 #                 programs and qemu of that architecture
-#   E2E_KERNEL    6.1 (default) or 6.12 (x86_64: Debian 13's kernel from
-#                 ../shared/tools/kernel-data trixie, the module built for it
-#                 with its gcc 14 by e2e/kmod's btfi_e2e.6.12.ko)
+#   E2E_KERNEL    6.1 (default) or 6.12: Debian 13's kernel (x86_64 from
+#                 ../shared/tools/kernel-data trixie, arm64 from
+#                 scripts/kernel-data-arm64 6.12), the module built for it
+#                 with its gcc 14 by e2e/kmod's btfi_e2e.6.12.ko
+#                 (btfi_e2e.arm64.6.12.ko)
 #   E2E_RESOLVER  btfinline (default) or perf (the DWARF stand-in): e2e/btfinline.sh
 #   E2E_STRICT_JUDGE=0  do not fail when the kernel refuses a site that
 #                 btfinline sites --traceable kept (the default fails)
@@ -54,7 +56,7 @@ mem=${E2E_MEM:-1G}
 common_funcs=check_object_size,brelse,cpumask_empty,arch_atomic_inc_not_zero,bdev_get_queue,is_vm_hugetlb_page,nlmsg_attrdata,serial_in,tnum_is_const,populated_zone,cfs_rq_of,trace_event_name,sg_assign_page,find_next_zero_bit,sysfs_create_file,skb_has_frag_list,pci_name,rht_lock,wait_on_buffer,sk_dst_reset,get_cred,netif_running,task_pid_nr,get_page,kref_get,preempt_count
 kernel=${E2E_KERNEL:-6.1}
 # The kills of btfinline trace: 21 on 6.1 (the figures of e2e/README.md),
-# 6 on 6.12, whose run comes last in make test (scripts/e2e-all) and so
+# 6 on 6.12, whose run starts among the last in make test (scripts/e2e-all) and so
 # bounds its time: the same code, two kills in each phase.
 faults=${E2E_FAULTS:-21}
 [ "$kernel" = 6.12 ] && faults=${E2E_FAULTS:-6}
@@ -85,11 +87,20 @@ x86_64-6.1 | amd64-6.1)
   console=ttyS0
   text_sym=_text
   ;;
-arm64-6.1 | aarch64-6.1)
-  arch=arm64 ver=6.1.0-53-cloud-arm64 goarch=arm64
-  kd=$("$here/scripts/kernel-data-arm64")
-  ko=$here/e2e/kmod/btfi_e2e.arm64.ko
-  work=${E2E_WORK:-$cache/e2e-arm64}
+arm64-6.1 | aarch64-6.1 | arm64-6.12 | aarch64-6.12)
+  arch=arm64 goarch=arm64
+  if [ "$kernel" = 6.12 ]; then
+    kd=$("$here/scripts/kernel-data-arm64" 6.12)
+    ver=$(readelf -p .modinfo "$(ls "$kd"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1)
+    make -C "$here/e2e/kmod" btfi_e2e.arm64.6.12.ko >&2
+    ko=$here/e2e/kmod/btfi_e2e.arm64.6.12.ko
+    work=${E2E_WORK:-$cache/e2e-arm64-6.12}
+  else
+    ver=6.1.0-53-cloud-arm64
+    kd=$("$here/scripts/kernel-data-arm64")
+    ko=$here/e2e/kmod/btfi_e2e.arm64.ko
+    work=${E2E_WORK:-$cache/e2e-arm64}
+  fi
   # On top: LL/SC exclusive sequences, DAIF masking, system registers,
   # TLB maintenance and the KVM hyp code (.hyp.text).
   judge_funcs=${E2E_JUDGE_FUNCS:-$common_funcs,__ll_sc__cmpxchg_case_64,local_daif_mask,read_cpuid_id,system_supports_address_auth,__tlbi_sync_s1ish,__hyp_my_cpu_offset,__kern_hyp_va,kvm_vcpu_get_esr}
@@ -100,12 +111,22 @@ arm64-6.1 | aarch64-6.1)
   console=ttyAMA0
   # /proc/kallsyms has no _text on arm64 (it starts at _stext, 64K on).
   text_sym=_stext
-  # Parameters the module's DWARF gives no location at their site (gcc 12
+  # Parameters the module's DWARF gives no location at their site (gcc
   # computes them straight into printk's argument registers): "sites
-  # --dwarf" prints them [unavailable], and no probe fetches them.
-  arm64_unchecked="btfi_spill:f btfi_frame:a btfi_frame:b btfi_frame:f btfi_frame:g btfi_frame:h btfi_frame:j btfi_frame:m btfi_frame:n btfi_frame:p"
+  # --dwarf" prints them [unavailable], and no probe fetches them. gcc 14
+  # locates every parameter of btfi_frame, and not btfi_spill's b.
+  # The task_pid_nr places in nvhe_hyp_panic_handler, whose address
+  # kallsyms also names __kvm_nvhe_nvhe_hyp_panic_handler (the nVHE hyp
+  # alias): resolve --running leaves them out (the check below).
+  if [ "$kernel" = 6.12 ]; then
+    arm64_unchecked="btfi_spill:b btfi_spill:f"
+    arm64_files_only="nvhe_hyp_panic_handler+0x118 nvhe_hyp_panic_handler+0x140 nvhe_hyp_panic_handler+0x170 nvhe_hyp_panic_handler+0x90 nvhe_hyp_panic_handler+0xfc"
+  else
+    arm64_unchecked="btfi_spill:f btfi_frame:a btfi_frame:b btfi_frame:f btfi_frame:g btfi_frame:h btfi_frame:j btfi_frame:m btfi_frame:n btfi_frame:p"
+    arm64_files_only="nvhe_hyp_panic_handler+0x118 nvhe_hyp_panic_handler+0x140 nvhe_hyp_panic_handler+0x164 nvhe_hyp_panic_handler+0x90 nvhe_hyp_panic_handler+0xf8"
+  fi
   ;;
-*) printf 'e2e: E2E_ARCH must be x86_64 or arm64 and E2E_KERNEL 6.1 (or 6.12 on x86_64)\n' >&2; exit 2 ;;
+*) printf 'e2e: E2E_ARCH must be x86_64 or arm64 and E2E_KERNEL 6.1 or 6.12\n' >&2; exit 2 ;;
 esac
 # vmlinux functions resolved both on the host and with --running in the
 # guest; the kernel then parses every definition (address and fetch args).
@@ -129,13 +150,11 @@ vmlinux=$kd/vmlinux
 fetch_deb() {
   ( cd "$cache/debs"
     case $1 in
-    linux-image-*-arm64-unsigned) f=${1}_6.1.187-1_arm64.deb p=debian-security/pool/updates/main/l/linux ;;
-    busybox-static) f=${1}_1.35.0-4+deb12u1+b1_arm64.deb p=debian/pool/main/b/busybox ;;
+    linux-image-*-arm64-unsigned) "$here/scripts/fetch-pool" "${1}_$(cat "$kd/version")_arm64.deb" ;;
+    busybox-static) "$here/scripts/fetch-pool" "${1}_1.35.0-4+deb12u1+b1_arm64.deb" b/busybox ;;
     *) [ -n "$(ls "$1"_*.deb 2>/dev/null)" ] ||
-         apt-get -q -o APT::Sandbox::User=root download "$1" >&2
-       exit ;;
-    esac
-    [ -s "$f" ] || { curl -fsS -o "$f.part" "http://deb.debian.org/$p/$f" && mv "$f.part" "$f"; } )
+         apt-get -q -o APT::Sandbox::User=root download "$1" >&2 ;;
+    esac )
 }
 # deb_file GLOB PATH OUT: unpack one file of the cached .deb GLOB.deb.
 deb_file() {
@@ -145,7 +164,7 @@ deb_file() {
 }
 mkdir -p "$cache/debs" "$cache/boot-$ver"
 vmlinuz=$cache/boot-$ver/vmlinuz
-[ "$kernel" = 6.12 ] && vmlinuz=$kd/vmlinuz # in the kernel-data folder
+[ -f "$kd/vmlinuz" ] && vmlinuz=$kd/vmlinuz # in the kernel-data folder (6.12 x86-64)
 if [ ! -f "$vmlinuz" ]; then
   fetch_deb "linux-image-$ver-unsigned"
   deb_file "linux-image-$ver-unsigned_*" "./boot/vmlinuz-$ver" "$vmlinuz"
@@ -385,11 +404,8 @@ if [ "$E2E_RESOLVER" = btfinline ]; then
   esac
   case $rc_line in "E2E resolve-check vmlinux: 0 the same,"*) failed "resolve --running vmlinux: no line equal to the files'" ;; esac
   # Places only the files give: none, but on arm64 the five task_pid_nr
-  # places in nvhe_hyp_panic_handler, whose address kallsyms also names
-  # __kvm_nvhe_nvhe_hyp_panic_handler (the nVHE hyp alias): --running
-  # leaves them out.
-  want_files_only=""
-  [ "$arch" = arm64 ] && want_files_only="nvhe_hyp_panic_handler+0x118 nvhe_hyp_panic_handler+0x140 nvhe_hyp_panic_handler+0x164 nvhe_hyp_panic_handler+0x90 nvhe_hyp_panic_handler+0xf8"
+  # places of the nVHE hyp alias (arm64_files_only above).
+  want_files_only=${arm64_files_only:-}
   files_only=$(sed -n 's/^E2E resolve-only files: p:[^ ]* \([^ ]*\).*/\1/p' "$work/results.txt" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
   [ "$files_only" = "$want_files_only" ] || failed "resolve --running vmlinux: places only the files give: '$files_only', expected '$want_files_only'"
   not_only=$(awk '/^E2E resolve-only running: / { only[$4] = 1 }
