@@ -158,7 +158,7 @@ func allRunning(c *cobra.Command, l *lookupFlags, sys ksys.System) ([]runningObj
 // targetSites are t's sites, placed, marked, filtered by the flags and
 // sorted like site.Sort.
 func targetSites(t *resolve.Target, o *sitesOptions, funcRE, callerRE *regexp.Regexp) (*siteSet, error) {
-	sites, noAddr, notrace, err := t.Sites()
+	sites, all, err := t.Sites()
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +192,11 @@ func targetSites(t *resolve.Target, o *sitesOptions, funcRE, callerRE *regexp.Re
 		if callerRE != nil && !callerRE.MatchString(s.Caller) {
 			continue
 		}
-		if o.traceable && (notrace[i] != "" || noAddr[i] != "") {
+		if o.traceable && (all[i].NoTrace != "" || all[i].NoAddr != "") {
 			continue
 		}
 		kept = append(kept, *s)
-		marks = append(marks, site.Marks{NoAddr: noAddr[i], NoTrace: notrace[i]})
+		marks = append(marks, all[i])
 	}
 	set := &siteSet{sites: kept, marks: marks}
 	sort.Stable(set)

@@ -85,7 +85,7 @@ func checkModuleFBReg(t *testing.T, k testutil.Kernel, vmlinux string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sites, _, _, err := tg.Sites()
+			sites, _, err := tg.Sites()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func checkModuleFBRegVsPerf(t *testing.T, k testutil.Kernel, vmlinux string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites, _, _, err := tg.Sites()
+	sites, _, err := tg.Sites()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,18 +103,24 @@ func TestRulesFixture(t *testing.T) {
 				}
 				// Every site gets a caller, and notrace exactly where the
 				// rules say.
-				sites, noAddr, notrace, err := tg.Sites()
+				sites, marks, err := tg.Sites()
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(sites) != 8 || len(noAddr) != 0 {
-					t.Fatalf("%d sites, %d without address", len(sites), len(noAddr))
+				noAddr := 0
+				for _, m := range marks {
+					if m.NoAddr != "" {
+						noAddr++
+					}
+				}
+				if len(sites) != 8 || noAddr != 0 {
+					t.Fatalf("%d sites, %d without address", len(sites), noAddr)
 				}
 				for i, s := range sites {
 					if s.Caller == "" {
 						t.Errorf("site %d at %s+%#x has no caller", i, s.Section, s.SectionOff)
 					}
-					if got := notrace[i]; got != want[s.Caller] {
+					if got := marks[i].NoTrace; got != want[s.Caller] {
 						t.Errorf("site in %s: notrace %q, want %q", s.Caller, got, want[s.Caller])
 					}
 				}

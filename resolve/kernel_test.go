@@ -80,17 +80,17 @@ func kernelInlineBTFAt(t *testing.T, vmlinux, pp string) string {
 
 // kernelSites returns the inline sites of a kernel data vmlinux, from its
 // encoded .BTF.inline, with the refusal reasons of the traceability rules.
-func kernelSites(t *testing.T, vmlinux string) ([]site.Site, map[int]string) {
+func kernelSites(t *testing.T, vmlinux string) ([]site.Site, []site.Marks) {
 	t.Helper()
 	tg, err := Open(Options{File: kernelInlineBTF(t, vmlinux), Bases: []string{vmlinux}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites, _, notrace, err := tg.Sites()
+	sites, marks, err := tg.Sites()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sites, notrace
+	return sites, marks
 }
 
 // forKernels runs check as one subtest per kernel build (x86_64, arm64).
@@ -570,7 +570,7 @@ func decodeAt(t *testing.T, f *elf.File, arch string, addr uint64) string {
 // instruction the rule stands for (all of them, decoded by x/arch), and
 // each rule refuses some site of vmlinux.
 func checkPatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
-	sites, notrace := kernelSites(t, vmlinux)
+	sites, marks := kernelSites(t, vmlinux)
 	want := patchInsns[k.Arch]
 	f, err := elf.Open(vmlinux)
 	if err != nil {
@@ -580,7 +580,7 @@ func checkPatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 	seen := map[string]int{}
 	bad := 0
 	for i := range sites {
-		why := notrace[i]
+		why := marks[i].NoTrace
 		ok := want[why]
 		if ok == nil {
 			continue
@@ -690,7 +690,7 @@ func TestKernelARM64InsnRules(t *testing.T) {
 	if k == nil {
 		t.Skip("no arm64 6.1 kernel data")
 	}
-	sites, notrace := kernelSites(t, filepath.Join(k.Dir, "vmlinux"))
+	sites, marks := kernelSites(t, filepath.Join(k.Dir, "vmlinux"))
 	want := map[string]string{
 		"die+0xdc":                 "inside an exclusive sequence",
 		"flush_thread+0x1c":        "MSR is not single-stepped",
@@ -699,7 +699,7 @@ func TestKernelARM64InsnRules(t *testing.T) {
 	}
 	counts := map[string]int{}
 	for i, s := range sites {
-		why := notrace[i]
+		why := marks[i].NoTrace
 		if strings.HasPrefix(why, "arm64: ") {
 			counts[strings.TrimSpace(strings.SplitN(why, ":", 3)[1])]++
 		}

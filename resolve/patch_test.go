@@ -32,10 +32,10 @@ func TestPatchSitesFixture(t *testing.T) {
 			if strings.HasSuffix(obj, ".o") {
 				base = []string{fixture("patch.elf")}
 			}
-			sites, notrace := fixtureSites(t, obj, base, 8)
+			sites, marks := fixtureSites(t, obj, base, 8)
 			for i, s := range sites {
 				where := fmt.Sprintf("%s+%#x", s.Caller, s.CallerOff)
-				if got := notrace[i]; got != want[where] {
+				if got := marks[i].NoTrace; got != want[where] {
 					t.Errorf("%s (%s): notrace %q, want %q", where, s.Func.Name, got, want[where])
 				}
 			}
@@ -45,34 +45,34 @@ func TestPatchSitesFixture(t *testing.T) {
 
 // fixtureSites opens a resolve/testdata object on bases and returns its
 // sites with their refusal reasons, failing unless there are n.
-func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]site.Site, map[int]string) {
+func fixtureSites(t *testing.T, obj string, bases []string, n int) ([]site.Site, []site.Marks) {
 	t.Helper()
 	tg, err := Open(Options{File: fixture(obj), Bases: bases})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites, _, notrace, err := tg.Sites()
+	sites, marks, err := tg.Sites()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sites) != n {
 		t.Fatalf("%s: %d sites, want %d", obj, len(sites), n)
 	}
-	return sites, notrace
+	return sites, marks
 }
 
 // TestDeadWeakFixture: the inline site in a __weak definition that
 // another object overrides has no symbol around it and is marked dead
 // code; the same inline function in a live function is not.
 func TestDeadWeakFixture(t *testing.T) {
-	sites, notrace := fixtureSites(t, "weak.elf", nil, 2)
+	sites, marks := fixtureSites(t, "weak.elf", nil, 2)
 	for i, s := range sites {
 		want := ""
 		if s.Caller == "" {
 			want = kprobe.DeadCodeReason
 		}
-		if notrace[i] != want {
-			t.Errorf("%#x in %q: notrace %q, want %q", s.Addr, s.Caller, notrace[i], want)
+		if marks[i].NoTrace != want {
+			t.Errorf("%#x in %q: notrace %q, want %q", s.Addr, s.Caller, marks[i].NoTrace, want)
 		}
 	}
 	if sites[0].Caller != "" || sites[1].Caller != "live" {
@@ -116,13 +116,13 @@ func checkModulePatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 					t.Errorf("%s: %d entries, %d points", name, n, entries[why])
 				}
 			}
-			sites, _, notrace, err := tg.Sites()
+			sites, marks, err := tg.Sites()
 			if err != nil {
 				t.Fatal(err)
 			}
 			seen := map[string]int{}
 			for i := range sites {
-				why := notrace[i]
+				why := marks[i].NoTrace
 				ok := want[why]
 				if ok == nil {
 					continue

@@ -63,17 +63,17 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 	names.addSymbols(t, rules)
 	names.addBTF(t.Main)
 	var sites []site.Site
-	var notrace map[int]string
+	var marks []site.Marks
 	if haveInline {
 		var err error
-		if sites, notrace, err = names.addInline(t); err != nil {
+		if sites, marks, err = names.addInline(t); err != nil {
 			return nil, err
 		}
 	}
 	delete(names, "")
 	fentry := st.classify(names)
 	if haveInline {
-		st.countSites(sites, notrace, fentry, names)
+		st.countSites(sites, marks, fentry, names)
 	}
 	return st, nil
 }
@@ -146,26 +146,23 @@ func (m funcTable) addBTF(main *btf.Spec) {
 }
 
 // addInline adds the inline BTF's functions and marks those with sites;
-// it returns the sites and why each that cannot take a kprobe cannot (no
-// address counts as such a reason).
-func (m funcTable) addInline(t *Target) ([]site.Site, map[int]string, error) {
+// it returns the sites and their marks (no address counts as a reason a
+// site takes no kprobe).
+func (m funcTable) addInline(t *Target) ([]site.Site, []site.Marks, error) {
 	ts := t.Spec.Types()
 	for j := range ts {
 		if ts[j].Kind() == btf.KindFunc {
 			m.get(t.Spec.Name(&ts[j]))
 		}
 	}
-	sites, noAddr, notrace, err := t.Sites()
+	sites, marks, err := t.Sites()
 	if err != nil {
 		return nil, nil, err
 	}
 	for i := range sites {
 		m.get(sites[i].Func.Name).inl = true
-		if noAddr[i] != "" {
-			notrace[i] = noAddr[i]
-		}
 	}
-	return sites, notrace, nil
+	return sites, marks, nil
 }
 
 // classify puts every function in exactly one class and returns the
@@ -199,7 +196,7 @@ func (st *Stats) classify(names funcTable) map[string]bool {
 // countSites counts the inline sites by how many parameters are located
 // and whether they take a kprobe, and the functions they make newly
 // kprobe-able.
-func (st *Stats) countSites(sites []site.Site, notrace map[int]string, fentry map[string]bool, names funcTable) {
+func (st *Stats) countSites(sites []site.Site, marks []site.Marks, fentry map[string]bool, names funcTable) {
 	funcs := map[string]bool{}
 	newly := map[string]bool{}
 	for i := range sites {
@@ -220,7 +217,7 @@ func (st *Stats) countSites(sites []site.Site, notrace map[int]string, fentry ma
 			st.SitesPartial++
 		}
 		funcs[s.Func.Name] = true
-		if notrace[i] != "" {
+		if marks[i].NoAddr != "" || marks[i].NoTrace != "" {
 			st.SitesNoTrace++
 			continue
 		}

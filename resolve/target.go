@@ -533,14 +533,15 @@ func (t *Target) Decoder() *Decoder {
 
 // Sites decodes every site of the target (through locsec.Decode, so that
 // "sites" and "sites --dwarf" describe sites with the same Site values)
-// and places them: Addr, Caller, CallerOff. The map holds, by index, why a
-// site has no address; notrace holds why a kprobe cannot sit there.
-func (t *Target) Sites() (sites []site.Site, noAddr, notrace map[int]string, err error) {
+// and places them: Addr, Caller, CallerOff. marks[i] says of sites[i] why
+// it has no address (NoAddr) or else why a kprobe cannot sit there
+// (NoTrace).
+func (t *Target) Sites() (sites []site.Site, marks []site.Marks, err error) {
 	// Base 0: CONST|ADDR values come back as stored and are placed by
 	// Decoder.Addr, and Place computes the site addresses.
 	sites, err = locsec.Decode(t.Spec, func(string) (uint64, error) { return 0, nil })
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w (is -B the base the .BTF.inline was made on?)", err)
+		return nil, nil, fmt.Errorf("%w (is -B the base the .BTF.inline was made on?)", err)
 	}
 	// A module's values are relative to a section the BTF does not name;
 	// the listing shows them as stored, as "sites --dwarf" does, from the
@@ -559,15 +560,16 @@ func (t *Target) Sites() (sites []site.Site, noAddr, notrace map[int]string, err
 			}
 		}
 	}
-	noAddr = t.Place(sites)
-	notrace = map[int]string{}
+	noAddr := t.Place(sites)
+	marks = make([]site.Marks, len(sites))
 	for i := range sites {
-		if _, bad := noAddr[i]; bad || !t.HasAddresses() {
+		if why, bad := noAddr[i]; bad {
+			marks[i].NoAddr = why
 			continue
 		}
-		if why := t.Traceable(&sites[i]); why != "" {
-			notrace[i] = why
+		if t.HasAddresses() {
+			marks[i].NoTrace = t.Traceable(&sites[i])
 		}
 	}
-	return sites, noAddr, notrace, nil
+	return sites, marks, nil
 }
