@@ -139,7 +139,7 @@ func TestResolveFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Places) != 2 || r.Places[0].Kind != "entry" || r.Places[1].Kind != "inline" {
+	if len(r.Places) != 2 || r.Places[0].Kind != PlaceEntry || r.Places[1].Kind != PlaceInline {
 		t.Fatalf("places %+v", r.Places)
 	}
 	if e := r.Places[0]; e.Fetches[0].Arg != "%di:s64" || e.Fetches[1].Arg != "%si:s64" {

@@ -30,7 +30,7 @@ func (r *Result) Write(w io.Writer, format string) error {
 func (r *Result) summary() string {
 	inl, ent := 0, 0
 	for _, p := range r.Places {
-		if p.Kind == "entry" {
+		if p.Kind == PlaceEntry {
 			ent++
 		} else {
 			inl++
@@ -49,7 +49,7 @@ func plural(n int, one, many string) string {
 // where describes a place for comments.
 func (p *Place) where() string {
 	var b strings.Builder
-	if p.Kind == "entry" {
+	if p.Kind == PlaceEntry {
 		b.WriteString("entry of " + p.Symbol)
 	} else {
 		b.WriteString("inline site")
@@ -98,7 +98,7 @@ func (p *Place) placeComments(w io.Writer, c string, fn string) {
 	case fn == "":
 	case p.Outer == fn:
 		fmt.Fprintf(w, "%s   inside another inlined %s: fires again within one call of the outer instance\n", c, fn)
-	case p.Kind == "inline" && p.Outer == "" && (p.Caller == fn || strings.HasPrefix(p.Caller, fn+".")):
+	case p.Kind == PlaceInline && p.Outer == "" && (p.Caller == fn || strings.HasPrefix(p.Caller, fn+".")):
 		fmt.Fprintf(w, "%s   inside the out-of-line %s itself: fires again within one call of it\n", c, p.Caller)
 	}
 	if p.Note != "" && p.HasAddr {

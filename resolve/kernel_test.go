@@ -218,7 +218,7 @@ func checkResolveVsPerf(t *testing.T, k testutil.Kernel, vmlinux string) {
 					continue
 				}
 				ours[p.Addr] = p
-				if p.Kind == "entry" {
+				if p.Kind == PlaceEntry {
 					entries[p.Addr] = true
 				}
 			}
@@ -631,7 +631,7 @@ func checkNesting(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	}
 	extra, nestedExtra, nestedInPerf := 0, 0, 0
 	for _, p := range r.Places {
-		if p.Kind != "inline" {
+		if p.Kind != PlaceInline {
 			continue
 		}
 		switch {

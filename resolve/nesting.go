@@ -25,7 +25,7 @@ import (
 func (t *Target) MarkNesting(r *Result) (int, error) {
 	var keys []NestKey
 	for i := range r.Places {
-		if p := &r.Places[i]; p.Kind == "inline" {
+		if p := &r.Places[i]; p.Kind == PlaceInline {
 			keys = append(keys, NestKey{p.Section, p.SectionOff, r.Func, ""})
 		}
 	}
@@ -36,7 +36,7 @@ func (t *Target) MarkNesting(r *Result) (int, error) {
 	nested := 0
 	for i := range r.Places {
 		p := &r.Places[i]
-		if p.Kind != "inline" {
+		if p.Kind != PlaceInline {
 			continue
 		}
 		n, ok := m[NestKey{p.Section, p.SectionOff, r.Func, ""}]

@@ -15,7 +15,8 @@ import (
 // Place is one address where a kprobe for the function fires: an inline
 // site or the entry of an out-of-line copy.
 type Place struct {
-	Kind       string `json:"kind"`             // "inline" or "entry"
+	Kind PlaceKind `json:"kind"`
+
 	Symbol     string `json:"symbol,omitempty"` // entry: the copy's symbol (foo, foo.isra.0)
 	Event      string `json:"event"`            // unique event name
 	Addr       uint64 `json:"addr"`
@@ -32,6 +33,33 @@ type Place struct {
 	Depth   int     `json:"depth,omitempty"`
 	Outer   string  `json:"outer,omitempty"`
 	Fetches []Fetch `json:"args"`
+}
+
+// PlaceKind says what a place is: an inline site or the entry of an
+// out-of-line copy. JSON spells it "inline" or "entry".
+type PlaceKind uint8
+
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=PlaceKind -linecomment -output=placekind_string.go
+
+const (
+	PlaceInline PlaceKind = iota // inline
+	PlaceEntry                   // entry
+)
+
+const numPlaceKinds = int(PlaceEntry) + 1
+
+// MarshalText spells the kind in JSON.
+func (k PlaceKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind MarshalText wrote.
+func (k *PlaceKind) UnmarshalText(b []byte) error {
+	for i := range numPlaceKinds {
+		if PlaceKind(i).String() == string(b) {
+			*k = PlaceKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("resolve: unknown place kind %q", b)
 }
 
 // Result is everything "btfinline resolve" knows about one function.
@@ -129,7 +157,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 		return ev
 	}
 	for _, c := range copies {
-		p := Place{Kind: "entry", Symbol: c.Name, Section: c.Section, Caller: c.Name, HasAddr: true}
+		p := Place{Kind: PlaceEntry, Symbol: c.Name, Section: c.Section, Caller: c.Name, HasAddr: true}
 		p.Addr = c.Addr + t.Slide
 		if t.Rel {
 			p.SectionOff = c.Addr
@@ -163,7 +191,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	}
 	for n, i := range idx {
 		s := &sites[i]
-		p := Place{Kind: "inline", Section: s.Section, SectionOff: s.SectionOff, Caller: s.Caller, CallerOff: s.CallerOff}
+		p := Place{Kind: PlaceInline, Section: s.Section, SectionOff: s.SectionOff, Caller: s.Caller, CallerOff: s.CallerOff}
 		p.Event = eventName(base, fmt.Sprintf("_%d", n+1))
 		if why, isBad := bad[i]; isBad {
 			p.Note = why

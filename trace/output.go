@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/resolve"
 )
 
 // printer writes events, counts and histograms.
@@ -306,7 +307,7 @@ type jsonEvent struct {
 	Probe       string            `json:"probe"`
 	Func        string            `json:"func"`
 	Event       string            `json:"event"`
-	Kind        string            `json:"kind"`
+	Kind        resolve.PlaceKind `json:"kind"`
 	Place       string            `json:"place"`
 	Addr        string            `json:"addr"`
 	Args        json.RawMessage   `json:"args"`
