@@ -32,6 +32,33 @@ type Fetch struct {
 	// it to BPF); nil when the value cannot be read at all. It is set for
 	// a register plus an offset too, which kprobe_events cannot add.
 	Read *Read `json:"-"`
+	// Part says which half of a parameter's value this fetch is, when
+	// the value is split over two (a register pair, 16 bytes in memory).
+	Part Part `json:"-"`
+}
+
+// Part is the part of a parameter's value one fetch reads.
+type Part uint8
+
+const (
+	Whole Part = iota // the whole value
+	Lo                // the low 8 bytes (event field NAME_lo)
+	Hi                // the rest (NAME_hi)
+)
+
+// ByParam groups the place's fetches by parameter, for its first n
+// parameters in order: one fetch, or a value's Lo and Hi halves.
+func (p *Place) ByParam(n int) [][]Fetch {
+	out := make([][]Fetch, n)
+	fs := p.Fetches
+	for j := 0; j < n && len(fs) > 0; j++ {
+		k := 1
+		if len(fs) > 1 && fs[0].Param == fs[1].Param && fs[0].Part == Lo && fs[1].Part == Hi {
+			k = 2
+		}
+		out[j], fs = fs[:k], fs[k:]
+	}
+	return out
 }
 
 // Read says how to compute one fetched value: start from register Reg
@@ -191,6 +218,7 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 		lo.Expr, hi.Expr = fmt.Sprintf("reg(%q)", b1), fmt.Sprintf("reg(%q)", b2)
 		lo.Verb, hi.Verb = "%lx", "%lx"
 		lo.Read, hi.Read = &Read{Reg: loc.Reg}, &Read{Reg: loc.Reg2}
+		lo.Part, hi.Part = Lo, Hi
 		return []Fetch{lo, hi}
 	case site.LocRegOffset:
 		if loc.Reg == site.FBReg {
@@ -242,6 +270,7 @@ func paramFetches(a arch.Arch, field, param string, ti TypeInfo, loc site.Locati
 			lo.Verb, hi.Verb = "%lx", "%lx"
 			lo.Read = &Read{Reg: loc.Reg, Off: loc.Offset, Size: 8}
 			hi.Read = &Read{Reg: loc.Reg, Off: loc.Offset + 8, Size: size - 8}
+			lo.Part, hi.Part = Lo, Hi
 			return []Fetch{lo, hi}
 		}
 		f.Arg = fmt.Sprintf("%+d(%%%s):%s", loc.Offset, r, kt)

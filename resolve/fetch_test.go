@@ -61,6 +61,14 @@ func TestFetchArgs(t *testing.T) {
 			if tc.wantFields == 2 && (describeRead(f[1].Read) != "reg 1" || f[0].Name != "p_lo" || f[1].Name != "p_hi" || f[1].Arg != "%dx:x64") {
 				t.Errorf("pair: %+v", f)
 			}
+			// A tracer groups the halves by their parts, not their names.
+			want := [][]Fetch{f}
+			if tc.wantFields == 1 {
+				want = [][]Fetch{f[:1]}
+			}
+			if got := (&Place{Fetches: f}).ByParam(1); len(got[0]) != len(want[0]) {
+				t.Errorf("ByParam: %d fetches for the parameter, want %d (parts %v)", len(got[0]), len(want[0]), []Part{f[0].Part})
+			}
 		})
 	}
 }

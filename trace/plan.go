@@ -334,25 +334,10 @@ func (pl *probePlan) addWords(f field) {
 	pl.layout.words = len(pl.types)
 }
 
-// paramFetches groups a place's fetches by parameter: one, or two for a
-// value split into _lo and _hi.
-func paramFetches(pc resolve.Place, n int) [][]resolve.Fetch {
-	out := make([][]resolve.Fetch, n)
-	fs := pc.Fetches
-	for j := 0; j < n && len(fs) > 0; j++ {
-		k := 1
-		if len(fs) > 1 && fs[0].Param == fs[1].Param && strings.HasSuffix(fs[0].Name, "_lo") && strings.HasSuffix(fs[1].Name, "_hi") {
-			k = 2
-		}
-		out[j], fs = fs[:k], fs[k:]
-	}
-	return out
-}
-
 // siteSlots computes the slot of every word at one place.
 func (pl *probePlan) siteSlots(regs ptRegs, pc resolve.Place) ([]Slot, error) {
 	slots := make([]Slot, pl.layout.words)
-	byParam := paramFetches(pc, len(pl.params))
+	byParam := pc.ByParam(len(pl.params))
 	for _, f := range pl.fields {
 		fs := byParam[f.param]
 		why := "no location at this site"

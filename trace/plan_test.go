@@ -203,7 +203,7 @@ func mustRegs(a arch.Arch) ptRegs {
 // it comes from.
 func checkSite(t *testing.T, pp *probePlan, s *site, e rawEvent) {
 	t.Helper()
-	byParam := paramFetches(s.place, len(pp.params))
+	byParam := s.place.ByParam(len(pp.params))
 	for _, f := range pp.fields {
 		fs := byParam[f.param]
 		for w := 0; w < f.words; w++ {

@@ -81,7 +81,7 @@ func TestPlanPaths(t *testing.T) {
 					regs[r] = regValue(r)
 				}
 				e := h.one(i, regs)
-				sk := paramFetches(s.place, len(pp.params))[0][0]
+				sk := s.place.ByParam(len(pp.params))[0][0]
 				base, ok := oracle(t, pp.arch, sk)
 				if !ok {
 					t.Fatalf("%s: sk unavailable", where(s.place))
