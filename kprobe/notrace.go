@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/btfinline/btfinline/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/ksym"
-
 	"github.com/btfinline/btfinline/internal/elfrel"
+	"github.com/btfinline/btfinline/ksym"
 )
 
 // The kprobe-event rule of kernel/trace/trace_kprobe.c (6.1,
@@ -151,18 +151,30 @@ func adjustCallOps(sites map[string][]uint64, text func(section string, addr uin
 	return true
 }
 
-// ftraceLocations reads the ftrace call sites of a linked kernel image:
-// __mcount_loc (x86-64 6.1, the addresses of "call __fentry__") or
-// __patchable_function_entries (arm64), bounded by their linker symbols
-// or by the section.
-func ftraceLocations(f *elfobj.File, markers map[string]uint64) ([]uint64, error) {
-	for _, p := range [][2]string{{"__start_mcount_loc", "__stop_mcount_loc"}, {"__start_patchable_function_entries", "__stop_patchable_function_entries"}} {
-		a, ok1 := markers[p[0]]
-		b, ok2 := markers[p[1]]
-		if ok1 && ok2 && b > a {
-			l, err := f.Pointers(a, b)
+// ftraceTables are the sections that record a's ftrace call sites:
+// __mcount_loc (x86-64: "call __fentry__", -mrecord-mcount) and, on arm64,
+// __patchable_function_entries (-fpatchable-function-entry). x86-64 never
+// patches those for ftrace (HAVE_DYNAMIC_FTRACE_NO_PATCHABLE): from 6.2 on
+// they are the 16 bytes of padding before each function that call-depth
+// tracking and FineIBT use (CALL_PADDING), present with or without ftrace.
+func ftraceTables(a arch.Arch) []string {
+	if a == arch.X86_64 {
+		return []string{"__mcount_loc"}
+	}
+	return []string{"__mcount_loc", "__patchable_function_entries"}
+}
+
+// ftraceLocations reads the ftrace call sites of a linked kernel image
+// from a's tables (ftraceTables), bounded by their linker symbols or by
+// the section.
+func ftraceLocations(f *elfobj.File, a arch.Arch, markers map[string]uint64) ([]uint64, error) {
+	for _, t := range ftraceTables(a) {
+		s, ok1 := markers["__start_"+t[2:]]
+		e, ok2 := markers["__stop_"+t[2:]]
+		if ok1 && ok2 && e > s {
+			l, err := f.Pointers(s, e)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p[0], err)
+				return nil, fmt.Errorf("__start_%s: %w", t[2:], err)
 			}
 			slices.Sort(l)
 			return l, nil
@@ -179,11 +191,11 @@ func ftraceLocations(f *elfobj.File, markers map[string]uint64) ([]uint64, error
 	return nil, nil
 }
 
-// relFtraceLocations reads a module's __mcount_loc (or
-// __patchable_function_entries): words that the module loader fills from
-// relocations against the code sections, as section offsets.
-func relFtraceLocations(f *elf.File) (map[string][]uint64, error) {
-	for _, name := range []string{"__mcount_loc", "__patchable_function_entries"} {
+// relFtraceLocations reads a module's ftrace table (ftraceTables): words
+// that the module loader fills from relocations against the code
+// sections, as section offsets.
+func relFtraceLocations(f *elf.File, a arch.Arch) (map[string][]uint64, error) {
+	for _, name := range ftraceTables(a) {
 		idx := -1
 		for i, s := range f.Sections {
 			if s.Name == name {

@@ -376,7 +376,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 			return nil, err
 		}
 		r.readFlow(f, a, nil)
-		ft, err := relFtraceLocations(f.File)
+		ft, err := relFtraceLocations(f.File, a)
 		if err != nil {
 			return nil, err
 		}
@@ -425,7 +425,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		return nil, err
 	}
 	r.readFlow(f, a, markers)
-	ft, err := ftraceLocations(f, markers)
+	ft, err := ftraceLocations(f, a, markers)
 	if err != nil {
 		return nil, err
 	}

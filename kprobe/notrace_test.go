@@ -1,0 +1,44 @@
+package kprobe
+
+import (
+	"debug/elf"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFtraceTables: which table holds a module's ftrace call sites. On
+// x86-64 __patchable_function_entries is call padding (a 6.12 kernel
+// without FUNCTION_TRACER has it and no __mcount_loc): no function is
+// notrace for it. On arm64 it is ftrace's: the function without an entry
+// is notrace, the other is not.
+func TestFtraceTables(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		untracedR string // what Check says of untraced ("" = allowed)
+	}{
+		{"ftrace-padding-x86_64.o", ""},
+		{"ftrace-aarch64.o", "notrace function untraced"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, r := openRules(t, filepath.Join("testdata", tc.file))
+			syms, err := f.Symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := map[string]uint64{}
+			for _, s := range syms {
+				if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+					at[s.Name] = s.Value
+				}
+			}
+			if got := r.Check(".text", at["traced"], "traced"); got != "" {
+				t.Errorf("traced: %q, want allowed", got)
+			}
+			got := r.Check(".text", at["untraced"], "untraced")
+			if tc.untracedR == "" && got != "" || tc.untracedR != "" && !strings.Contains(got, tc.untracedR) {
+				t.Errorf("untraced: %q, want %q", got, tc.untracedR)
+			}
+		})
+	}
+}
