@@ -105,9 +105,11 @@ e2e-all:
 cframe-table:
 	@scripts/cframe-table
 
-# The kbuild series (kbuild/): Debian's linux-source-6.1 patched, a small
-# kernel built with CONFIG_DEBUG_INFO_BTF_INLINE, its failure modes, and a
-# qemu boot where btfinline reads only /sys/kernel/btf and /proc/kallsyms
+# The kbuild series (kbuild/): Debian's linux-source-6.1 patched (or, with
+# KBUILD_VERSION=6.12, Debian 13's linux-source-6.12 with
+# kbuild/patches-6.12), a small kernel built with
+# CONFIG_DEBUG_INFO_BTF_INLINE, its failure modes, and a qemu boot where
+# btfinline reads only /sys/kernel/btf and /proc/kallsyms
 # (kbuild/README.md). Not in "make test": a kernel build.
 check-kbuild:
 	@scripts/check-kbuild
