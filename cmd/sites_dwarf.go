@@ -134,5 +134,5 @@ func traceableDWARFSite(rules *kprobe.Rules, rel bool, s *site.Site) bool {
 	if rel {
 		a = s.SectionOff
 	}
-	return rules.Check(s.Section, a, s.Caller) == ""
+	return rules.Check(s.Section, a, s.Caller).OK()
 }

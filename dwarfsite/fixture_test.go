@@ -33,7 +33,7 @@ var fixtures = []string{
 type userText struct{}
 
 func (userText) Barrier(string, uint64, uint64) bool { return false }
-func (userText) Check(string, uint64, string) string { return "" }
+func (userText) Allows(string, uint64, string) bool  { return true }
 
 // fixtureOptions reads the fixtures with probe point pp.
 func fixtureOptions(pp ProbePoint) Options {
@@ -526,18 +526,15 @@ func TestFixtureRust(t *testing.T) {
 // barText is userText with one address barred or refused.
 type barText struct {
 	addr   uint64
-	refuse bool // Check refuses addr instead of Barrier barring it
+	refuse bool // Allows refuses addr instead of Barrier barring it
 }
 
 func (b *barText) Barrier(_ string, start, end uint64) bool {
 	return !b.refuse && start <= b.addr && b.addr < end
 }
 
-func (b *barText) Check(_ string, addr uint64, _ string) string {
-	if b.refuse && addr == b.addr {
-		return "refused"
-	}
-	return ""
+func (b *barText) Allows(_ string, addr uint64, _ string) bool {
+	return !b.refuse || addr != b.addr
 }
 
 // TestProbeBlockText: a probe moves past the entry pc only over

@@ -57,9 +57,9 @@ type Text interface {
 	// control may arrive at it or leave it other than by falling through
 	// (an exception-table entry or fixup, a jump label's target).
 	Barrier(section string, start, end uint64) bool
-	// Check says why a kprobe cannot sit at addr inside function caller,
-	// "" when it can. A probe moves only to addresses a kprobe takes.
-	Check(section string, addr uint64, caller string) string
+	// Allows reports whether a kprobe can sit at addr inside function
+	// caller. A probe moves only to addresses a kprobe takes.
+	Allows(section string, addr uint64, caller string) bool
 }
 
 // maxProbeScan bounds the instructions looked at after an entry pc.
@@ -457,7 +457,7 @@ func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn
 			if in.Kind == insn.Landing {
 				break
 			}
-			if inRanges(ps.ranges, pc) && w.opt.Text.Check(sec.name, at(pc), fn.name) == "" {
+			if inRanges(ps.ranges, pc) && w.opt.Text.Allows(sec.name, at(pc), fn.name) {
 				out = append(out, pc)
 			}
 		}

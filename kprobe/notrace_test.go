@@ -32,12 +32,16 @@ func TestFtraceTables(t *testing.T) {
 					at[s.Name] = s.Value
 				}
 			}
-			if got := r.Check(".text", at["traced"], "traced"); got != "" {
+			if got := r.Check(".text", at["traced"], "traced"); !got.OK() {
 				t.Errorf("traced: %q, want allowed", got)
 			}
-			got := r.Check(".text", at["untraced"], "untraced")
+			ref := r.Check(".text", at["untraced"], "untraced")
+			got := ref.String()
 			if tc.untracedR == "" && got != "" || tc.untracedR != "" && !strings.Contains(got, tc.untracedR) {
 				t.Errorf("untraced: %q, want %q", got, tc.untracedR)
+			}
+			if tc.untracedR != "" && ref.Rule != Notrace {
+				t.Errorf("untraced: rule %v, want %v", ref.Rule, Notrace)
 			}
 		})
 	}

@@ -170,7 +170,7 @@ func (fl *flow) span(sec string, start, end uint64, why string) {
 // addRegion adds a barrier region of at most maxSpan bytes to m.
 func addRegion(m map[string][]Region, sec string, start, end uint64, why string) {
 	if end > start && end-start <= maxSpan {
-		m[sec] = append(m[sec], Region{sec, start, end, why})
+		m[sec] = append(m[sec], Region{Section: sec, Start: start, End: end, Reason: why})
 	}
 }
 

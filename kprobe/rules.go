@@ -16,12 +16,14 @@ import (
 	"github.com/btfinline/btfinline/internal/elfrel"
 )
 
-// Region is an address range a kprobe cannot be placed in, with why.
-// Section is set for relocatable objects (addresses are section offsets).
+// Region is an address range a kprobe cannot be placed in, with why (the
+// rule and its detail). Section is set for relocatable objects (addresses
+// are section offsets).
 type Region struct {
 	Section    string
 	Start, End uint64
 	Reason     string
+	Rule       Rule
 }
 
 // Rules decides whether a kprobe can sit at an address: the checks of
@@ -64,9 +66,9 @@ type Rules struct {
 // BUG()s) by section ("" in a linked object), each sorted by address.
 func (r *Rules) PatchSites() map[string][]Region { return r.points }
 
-func (r *Rules) add(sec string, start, end uint64, why string) {
+func (r *Rules) add(sec string, start, end uint64, rule Rule, why string) {
 	if end > start {
-		r.regions = append(r.regions, Region{sec, start, end, why})
+		r.regions = append(r.regions, Region{sec, start, end, why, rule})
 	}
 }
 
@@ -80,21 +82,23 @@ func (r *Rules) sort() {
 	})
 }
 
-// Check returns why a kprobe cannot be placed at addr (in section, for
-// relocatable objects) inside function caller, or "" when it can.
-func (r *Rules) Check(section string, addr uint64, caller string) string {
+// Check says why a kprobe cannot be placed at addr (in section, for
+// relocatable objects) inside function caller; the zero Refusal when it
+// can.
+func (r *Rules) Check(section string, addr uint64, caller string) Refusal {
 	if r == nil {
-		return ""
+		return Refusal{}
 	}
-	if why := r.within(section, addr); why != "" {
+	if why := r.within(section, addr); !why.OK() {
 		return why
 	}
 	// within_kprobe_blacklist: an address in a suffixed symbol (foo.isra.0,
 	// foo.cold) is refused when the unsuffixed foo is.
 	if i := strings.IndexByte(caller, '.'); i > 0 && r.syms != nil {
 		for _, s := range r.syms.ByName(caller[:i]) {
-			if why := r.within(s.Section, s.Addr); why != "" {
-				return why + " (via " + caller[:i] + ")"
+			if why := r.within(s.Section, s.Addr); !why.OK() {
+				why.Detail += " (via " + caller[:i] + ")"
+				return why
 			}
 		}
 	}
@@ -107,22 +111,27 @@ func (r *Rules) Check(section string, addr uint64, caller string) string {
 	}
 	if !found && r.syms != nil {
 		if p, ok := r.syms.Padding(section, addr); ok {
-			return paddingReason(p.Name)
+			return refuse(Padding, paddingReason(p.Name))
 		}
 	}
 	if r.linked && !found {
-		return DeadCodeReason
+		return refuse(DeadCode, DeadCodeReason)
 	}
 	if why := r.checkNotrace(section, caller, fn, found); why != "" {
-		return why
+		return refuse(Notrace, why)
 	}
 	if r.x86 != nil {
-		return r.checkX86(section, addr)
+		return refuse(Instruction, r.checkX86(section, addr))
 	}
 	if !found {
 		fnOff = 4 * ARM64AtomicWindow
 	}
-	return r.checkInsn(section, addr, fnOff)
+	return refuse(Instruction, r.checkInsn(section, addr, fnOff))
+}
+
+// Allows reports whether Check allows a kprobe at addr (dwarfsite.Text).
+func (r *Rules) Allows(section string, addr uint64, caller string) bool {
+	return r.Check(section, addr, caller).OK()
 }
 
 // checkInsn applies the arm64 instruction rules to the text at addr, off
@@ -304,7 +313,7 @@ func paddingReason(sym string) string {
 	return "function padding (" + sym + "): kprobes refuse the padding and CFI preamble (is_cfi_preamble_symbol)"
 }
 
-func (r *Rules) within(section string, addr uint64) string {
+func (r *Rules) within(section string, addr uint64) Refusal {
 	key := ""
 	if r.rel {
 		key = section
@@ -315,7 +324,7 @@ func (r *Rules) within(section string, addr uint64) string {
 		// ones below addr are the only candidates.
 		for j := i; j >= 0 && j > i-4; j-- {
 			if p := pts[j]; addr >= p.Start && addr < p.End {
-				return p.Reason
+				return Refusal{p.Rule, p.Reason}
 			}
 		}
 	}
@@ -324,10 +333,10 @@ func (r *Rules) within(section string, addr uint64) string {
 			continue
 		}
 		if addr >= g.Start && addr < g.End {
-			return g.Reason
+			return Refusal{g.Rule, g.Reason}
 		}
 	}
-	return ""
+	return Refusal{}
 }
 
 // markerPairs are the linker-script symbols bounding text the kernel
@@ -366,7 +375,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 				continue
 			}
 			if why := ModuleSection(s.Name); why != "" {
-				r.add(s.Name, 0, s.Size, why)
+				r.add(s.Name, 0, s.Size, Section, why)
 			}
 		}
 		if err := r.relBlacklist(f, funcs); err != nil {
@@ -399,11 +408,11 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		s, ok1 := addr[m.start]
 		e, ok2 := addr[m.end]
 		if ok1 && ok2 {
-			r.add("", s, e, m.why)
+			r.add("", s, e, Section, m.why)
 		}
 	}
 	if s := f.Section(".exit.text"); s != nil && s.Addr != 0 {
-		r.add("", s.Addr, s.Addr+s.Size, "exit text (freed after boot)")
+		r.add("", s.Addr, s.Addr+s.Size, Section, "exit text (freed after boot)")
 	}
 	start, ok1 := addr["__start_kprobe_blacklist"]
 	stop, ok2 := addr["__stop_kprobe_blacklist"]
@@ -417,7 +426,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		}
 		for _, w := range words {
 			if s, _, ok := funcs.Lookup("", w); ok && s.Size > 0 {
-				r.add("", s.Addr, s.Addr+s.Size, "NOKPROBE_SYMBOL("+s.Name+")")
+				r.add("", s.Addr, s.Addr+s.Size, Blacklist, "NOKPROBE_SYMBOL("+s.Name+")")
 			}
 		}
 	}
@@ -485,7 +494,7 @@ func (r *Rules) patchSites(f *elfobj.File, markers map[string]uint64) error {
 		for off := uint64(0); off+tb.entSize <= uint64(len(data)); off += tb.entSize {
 			rel := int32(f.ByteOrder.Uint32(data[off:]))
 			addr := uint64(int64(start+off) + int64(rel))
-			r.addPoint(Region{"", addr, addr + tb.size, tb.why})
+			r.addPoint(Region{"", addr, addr + tb.size, tb.why, PatchSite})
 			if tb.start == "__start___jump_table" {
 				// struct jump_entry { s32 code; s32 target; long key; }
 				t := int32(f.ByteOrder.Uint32(data[off+4:]))
@@ -577,7 +586,7 @@ func (r *Rules) relPatchSites(f *elf.File) error {
 				continue
 			}
 			sec := f.Sections[rl.Section].Name
-			r.addPoint(Region{sec, rl.Value, rl.Value + patchSiteLen, tb.why})
+			r.addPoint(Region{sec, rl.Value, rl.Value + patchSiteLen, tb.why, PatchSite})
 		}
 	}
 	r.sortPoints()
@@ -633,7 +642,7 @@ func (r *Rules) relBlacklist(f *elfobj.File, funcs *ksym.SymTab) error {
 		}
 		sec := f.Sections[rl.Section].Name
 		if fs, _, ok := funcs.Lookup(sec, rl.Value); ok && fs.Size > 0 {
-			r.add(sec, fs.Addr, fs.Addr+fs.Size, "NOKPROBE_SYMBOL("+fs.Name+")")
+			r.add(sec, fs.Addr, fs.Addr+fs.Size, Blacklist, "NOKPROBE_SYMBOL("+fs.Name+")")
 		}
 	}
 	return nil
@@ -689,7 +698,7 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 			if strings.HasPrefix(b.Name, "__") && strings.HasSuffix(b.Name, "_text_start") {
 				why = "kprobe blacklist (" + strings.TrimSuffix(strings.TrimPrefix(b.Name, "__"), "_start") + ")"
 			}
-			r.add("", b.Start, b.End, why)
+			r.add("", b.Start, b.End, Blacklist, why)
 		}
 	}
 	for _, m := range markerPairs {
@@ -702,7 +711,7 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 		s, ok1 := k.Addr(m.start)
 		e, ok2 := k.Addr(m.end)
 		if ok1 && ok2 {
-			r.add("", s, e, m.why)
+			r.add("", s, e, Section, m.why)
 		}
 	}
 	if !ok {

@@ -40,7 +40,7 @@ func TestKernelX86InsnRules(t *testing.T) {
 				if len(fn) != 1 {
 					t.Fatalf("do_one_initcall: %d symbols", len(fn))
 				}
-				if got := r.Check(".text", fn[0].Addr-12, "?"); !strings.Contains(got, "function padding (__pfx_do_one_initcall)") {
+				if got := r.Check(".text", fn[0].Addr-12, "?"); got.Rule != Padding || !strings.Contains(got.Detail, "function padding (__pfx_do_one_initcall)") {
 					t.Errorf("do_one_initcall-12: %q, want function padding", got)
 				}
 			}
@@ -56,7 +56,7 @@ func TestKernelX86InsnRules(t *testing.T) {
 			without.x86 = nil
 			changed, waived := 0, map[uint64]bool{}
 			for _, s := range res.Sites {
-				got, old := r.Check(s.Section, s.Addr, s.Caller), without.Check(s.Section, s.Addr, s.Caller)
+				got, old := r.Check(s.Section, s.Addr, s.Caller).String(), without.Check(s.Section, s.Addr, s.Caller).String()
 				if got != old {
 					changed++
 					if changed <= 10 {

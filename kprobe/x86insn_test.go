@@ -95,9 +95,21 @@ func TestX86RulesFixture(t *testing.T) {
 					name = fmt.Sprintf("%s+%#x", c.fn, c.off)
 				}
 				t.Run(name, func(t *testing.T) {
-					got := r.Check(".text", a+c.off, c.fn)
+					f := r.Check(".text", a+c.off, c.fn)
+					got := f.String()
 					if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
 						t.Errorf("Check = %q, want %q", got, want)
+					}
+					// The rule behind it: the padding's, or the instruction's.
+					rule := Instruction
+					switch {
+					case want == "":
+						rule = Allowed
+					case strings.HasPrefix(want, "function padding"):
+						rule = Padding
+					}
+					if f.Rule != rule || f.OK() != (rule == Allowed) {
+						t.Errorf("Check's rule = %v, want %v", f.Rule, rule)
 					}
 				})
 			}

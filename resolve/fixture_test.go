@@ -97,7 +97,7 @@ func TestRulesFixture(t *testing.T) {
 					if len(l) != 1 {
 						t.Fatalf("%s: %d symbols", fn, len(l))
 					}
-					if got := tg.Rules.Check(l[0].Section, l[0].Addr+1, fn); got != why {
+					if got := tg.Rules.Check(l[0].Section, l[0].Addr+1, fn).String(); got != why {
 						t.Errorf("%s: %q, want %q", fn, got, why)
 					}
 				}

@@ -169,7 +169,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 			p.Event = eventName(base, "_entry")
 		}
 		p.Event = unique(p.Event)
-		p.NoTrace = t.Rules.Check(c.Section, c.Addr, c.Name)
+		p.NoTrace = t.Rules.Check(c.Section, c.Addr, c.Name).String()
 		if t.Rel && t.Running {
 			if b, err := t.base(c.Section); err == nil {
 				p.Addr = b + c.Addr
@@ -197,7 +197,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 			p.Note = why
 		} else if t.HasAddresses() {
 			p.Addr, p.HasAddr = s.Addr, true
-			p.NoTrace = t.Traceable(s)
+			p.NoTrace = t.Traceable(s).String()
 			p.Target = t.target(s.Caller, s.CallerOff, s.Addr)
 		}
 		if p.Caller == "" && p.HasAddr {

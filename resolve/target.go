@@ -504,16 +504,17 @@ func (t *Target) Place(sites []site.Site) map[int]string {
 // HasAddresses reports whether sites get absolute addresses.
 func (t *Target) HasAddresses() bool { return t.Syms != nil }
 
-// Traceable returns why a kprobe cannot sit at site s ("" = it can).
-func (t *Target) Traceable(s *site.Site) string {
+// Traceable says why a kprobe cannot sit at site s (the zero Refusal:
+// it can).
+func (t *Target) Traceable(s *site.Site) kprobe.Refusal {
 	if t.Rules == nil {
-		return ""
+		return kprobe.Refusal{}
 	}
 	if t.module && t.elf == nil {
 		// The running kernel's rules are by address; which section a
 		// module's site is in decides as the ELF's rules do.
 		if why := kprobe.ModuleSection(s.Section); why != "" {
-			return why
+			return kprobe.Refusal{Rule: kprobe.Section, Detail: why}
 		}
 	}
 	a := s.Addr - t.Slide // the rules are in the ELF's link-time addresses
@@ -568,7 +569,7 @@ func (t *Target) Sites() (sites []site.Site, marks []site.Marks, err error) {
 			continue
 		}
 		if t.HasAddresses() {
-			marks[i].NoTrace = t.Traceable(&sites[i])
+			marks[i].NoTrace = t.Traceable(&sites[i]).String()
 		}
 	}
 	return sites, marks, nil
