@@ -266,7 +266,13 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 		case formLoclistx:
 			v.class, v.kind, v.u = dwarf.ClassLocList, valUint, c.Uleb()
 		case formRnglistx:
-			v.class, v.kind, v.u = dwarf.ClassRngList, valUint, c.Uleb()
+			// Resolved to the list's offset through the unit's offset
+			// table, as debug/dwarf does (a loclistx stays an index).
+			off, ok := w.offsetx(".debug_rnglists", w.o.debug[".debug_rnglists"], w.rngListsBase, c.Uleb())
+			if !ok {
+				return false
+			}
+			v.class, v.kind, v.u = dwarf.ClassRngList, valUint, uint64(off)
 		}
 		if c.Err() != nil {
 			return false

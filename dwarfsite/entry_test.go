@@ -65,6 +65,9 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 				}
 				continue
 			}
+			if off == u.dieOff {
+				w.setUnit(e) // as the worker does at a unit's first entry
+			}
 			var want siteAttrs
 			want.fromEntry(e)
 			var got siteAttrs

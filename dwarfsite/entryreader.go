@@ -229,8 +229,12 @@ func (r *EntryReader) fieldsOf(ab *abbrev, fs []dwarf.Field) ([]dwarf.Field, boo
 			f.Val = int64(c.Sized(osz))
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
 			f.Val = c.Bytes(blockLen(c, form))
-		case formLoclistx, formRnglistx:
+		case formLoclistx:
 			f.Val = c.Uleb()
+		case formRnglistx:
+			// debug/dwarf gives the list's offset, through the unit's
+			// DW_AT_rnglists_base, which this reader does not keep.
+			return fs, false
 		default:
 			return fs, false
 		}

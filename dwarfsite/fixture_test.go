@@ -47,7 +47,7 @@ var probePoints = []ProbePoint{ProbeEntry, ProbeBlock}
 
 // allFixtures adds those whose sources have no EXPECT comments; they are
 // checked against llvm-dwarfdump and golden files only.
-var allFixtures = append(fixtures[:len(fixtures):len(fixtures)], "wideconst-x86_64.o", "movedreg-x86_64.o")
+var allFixtures = append(fixtures[:len(fixtures):len(fixtures)], "wideconst-x86_64.o", "movedreg-x86_64.o", "sites-x86_64-clang")
 
 func readFixture(t testing.TB, name string, opt Options) *Result {
 	t.Helper()

@@ -36,12 +36,13 @@ type worker struct {
 	abbrevs map[uint64]*abbrevTable
 
 	// The unit being read.
-	u        *unitHdr
-	cuBase   uint64
-	rngBase  uint64 // base address of range lists: entry_pc, else low_pc
-	locBase  int64
-	addrBase int64
-	fmt      exprFormat
+	u            *unitHdr
+	cuBase       uint64
+	rngBase      uint64 // base address of range lists: entry_pc, else low_pc
+	locBase      int64
+	rngListsBase int64 // DW_AT_rnglists_base: DW_FORM_rnglistx's offset table
+	addrBase     int64
+	fmt          exprFormat
 
 	stats    Stats
 	warnings []string
@@ -177,13 +178,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		w.warn(".debug_info+0x%x: unit skipped: %v", u.dieOff, err)
 		return nil
 	}
-	w.cuBase, _ = cu.Val(dwarf.AttrLowpc).(uint64)
-	w.rngBase = w.cuBase
-	if v, ok := cu.Val(dwarf.AttrEntrypc).(uint64); ok {
-		w.rngBase = v
-	}
-	w.locBase, _ = cu.Val(dwarf.AttrLoclistsBase).(int64)
-	w.addrBase, _ = cu.Val(dwarf.AttrAddrBase).(int64)
+	w.setUnit(cu)
 	excluded := ""
 	if len(w.opt.ExcludeLanguages) > 0 {
 		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
@@ -754,27 +749,47 @@ func (w *worker) locSec() *locListSec {
 	return w.ll
 }
 
+// setUnit takes from the unit entry cu what the unit's other entries are
+// read against: the base addresses and the bases of its .debug_addr,
+// .debug_loclists and .debug_rnglists tables.
+func (w *worker) setUnit(cu *dwarf.Entry) {
+	w.cuBase, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	w.rngBase = w.cuBase
+	if v, ok := cu.Val(dwarf.AttrEntrypc).(uint64); ok {
+		w.rngBase = v
+	}
+	w.locBase, _ = cu.Val(dwarf.AttrLoclistsBase).(int64)
+	w.rngListsBase, _ = cu.Val(dwarf.AttrRnglistsBase).(int64)
+	w.addrBase, _ = cu.Val(dwarf.AttrAddrBase).(int64)
+}
+
 // loclistx resolves a DW_FORM_loclistx index through the unit's offset
 // table at DW_AT_loclists_base.
 func (w *worker) loclistx(ll *locListSec, idx uint64) (int64, bool) {
+	return w.offsetx(ll.Name, ll.Data, w.locBase, idx)
+}
+
+// offsetx resolves index idx of the offset table at base in section data
+// (.debug_loclists or .debug_rnglists, DWARF 5 7.29): the offset of the
+// list it names, which the table gives relative to base.
+func (w *worker) offsetx(name string, data []byte, base int64, idx uint64) (int64, bool) {
 	sz := uint64(4)
 	if w.u.is64 {
 		sz = 8
 	}
-	base := uint64(w.locBase)
-	if idx > uint64(len(ll.Data))/sz {
+	if base < 0 || idx > uint64(len(data))/sz {
 		return 0, false
 	}
-	p := base + idx*sz
-	if p > uint64(len(ll.Data)) {
+	p := uint64(base) + idx*sz
+	if p > uint64(len(data)) {
 		return 0, false
 	}
-	c := dwarfbuf.Make(ll.Name, w.o.order, int64(p), ll.Data[p:])
+	c := dwarfbuf.Make(name, w.o.order, int64(p), data[p:])
 	v := c.Sized(int(sz))
 	if c.Err() != nil {
 		return 0, false
 	}
-	return int64(base + v), true
+	return int64(uint64(base) + v), true
 }
 
 // addrx reads entry idx of the unit's .debug_addr table.
@@ -1133,6 +1148,8 @@ func (w *worker) ranges(e *siteAttrs) ([][2]uint64, error) {
 			}
 			off = int64(f.u)
 		case valUint:
+			// DW_FORM_rnglistx (clang), already resolved to the list's
+			// offset (entry.go, and debug/dwarf).
 			if f.class != dwarf.ClassRngList {
 				return ret, nil
 			}
