@@ -164,6 +164,10 @@ func ftraceTables(a arch.Arch) []string {
 	return []string{"__mcount_loc", "__patchable_function_entries"}
 }
 
+// FtraceTables names a's ftrace tables for a note: "__mcount_loc" on
+// x86-64, "__mcount_loc or __patchable_function_entries" elsewhere.
+func FtraceTables(a arch.Arch) string { return strings.Join(ftraceTables(a), " or ") }
+
 // ftraceLocations reads the ftrace call sites of a linked kernel image
 // from a's tables (ftraceTables), bounded by their linker symbols or by
 // the section.

@@ -445,7 +445,7 @@ func ELFRules(f *elfobj.File, a arch.Arch, funcs *ksym.SymTab, markers map[strin
 		}
 		r.setFtrace(sites)
 	} else {
-		r.Notes = append(r.Notes, "no __mcount_loc or __patchable_function_entries table: notrace functions not checked")
+		r.Notes = append(r.Notes, "no "+FtraceTables(a)+" table: notrace functions not checked")
 	}
 	r.sort()
 	return r, nil

@@ -57,7 +57,7 @@ func ComputeStats(t *Target, haveInline bool) (*Stats, error) {
 		return nil, errors.New("stats needs the traceability rules of the kernel image")
 	}
 	if !rules.HasFtraceTable() {
-		st.Notes = append(st.Notes, "no __mcount_loc or __patchable_function_entries table: no function counts as fentry-able")
+		st.Notes = append(st.Notes, "no "+kprobe.FtraceTables(t.Arch)+" table: no function counts as fentry-able")
 	}
 	names := funcTable{}
 	names.addSymbols(t, rules)
