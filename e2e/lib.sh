@@ -10,6 +10,12 @@ e2e_module_funcs="btfi_add3 btfi_stack btfi_spill btfi_deref btfi_fields btfi_ko
 e2e_triggers="5 0x1234 0xfffffff0 123456789"
 e2e_seed=4242
 
+# e2e_release DIR: the kernel release a kernel-data folder's modules were
+# built for (their vermagic), e.g. 6.12.117+deb13-cloud-amd64.
+e2e_release() {
+  readelf -p .modinfo "$(ls "$1"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1
+}
+
 # e2e_log MSG...: a progress line on stderr, prefixed by $e2e_tag.
 e2e_log() { printf '%s: %s\n' "${e2e_tag:-e2e}" "$*" >&2; }
 

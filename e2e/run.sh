@@ -64,7 +64,7 @@ case $arch-$kernel in
 x86_64-6.12 | amd64-6.12)
   arch=x86_64 goarch=amd64
   kd=$("$shared/tools/kernel-data" trixie)
-  ver=$(readelf -p .modinfo "$(ls "$kd"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1)
+  ver=$(e2e_release "$kd")
   # Built for whichever point release the folder holds, never checked in.
   make -C "$here/e2e/kmod" btfi_e2e.6.12.ko >&2
   ko=$here/e2e/kmod/btfi_e2e.6.12.ko
@@ -91,7 +91,7 @@ arm64-6.1 | aarch64-6.1 | arm64-6.12 | aarch64-6.12)
   arch=arm64 goarch=arm64
   if [ "$kernel" = 6.12 ]; then
     kd=$("$here/scripts/kernel-data-arm64" 6.12)
-    ver=$(readelf -p .modinfo "$(ls "$kd"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1)
+    ver=$(e2e_release "$kd")
     make -C "$here/e2e/kmod" btfi_e2e.arm64.6.12.ko >&2
     ko=$here/e2e/kmod/btfi_e2e.arm64.6.12.ko
     work=${E2E_WORK:-$cache/e2e-arm64-6.12}
