@@ -1,7 +1,6 @@
 package kprobe
 
 import (
-	"debug/elf"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,16 +21,7 @@ func TestFtraceTables(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			f, r := openRules(t, filepath.Join("testdata", tc.file))
-			syms, err := f.Symbols()
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := map[string]uint64{}
-			for _, s := range syms {
-				if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-					at[s.Name] = s.Value
-				}
-			}
+			at := funcAddrs(t, f)
 			if got := r.Check(".text", at["traced"], "traced"); !got.OK() {
 				t.Errorf("traced: %q, want allowed", got)
 			}

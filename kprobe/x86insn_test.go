@@ -71,16 +71,7 @@ func TestX86RulesFixture(t *testing.T) {
 			if got := r.KernelVersion(); got != obj.v {
 				t.Fatalf("kernel version %v, want %v", got, obj.v)
 			}
-			syms, err := f.Symbols()
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := map[string]uint64{}
-			for _, s := range syms {
-				if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-					start[s.Name] = s.Value
-				}
-			}
+			start := funcAddrs(t, f)
 			for _, c := range x86Cases {
 				want := c.want612
 				if obj.v == (KernelVersion{6, 1}) {
@@ -115,6 +106,22 @@ func TestX86RulesFixture(t *testing.T) {
 			}
 		})
 	}
+}
+
+// funcAddrs maps f's function symbols to their addresses.
+func funcAddrs(t *testing.T, f *elfobj.File) map[string]uint64 {
+	t.Helper()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]uint64{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			at[s.Name] = s.Value
+		}
+	}
+	return at
 }
 
 // openRules opens an ELF and reads its rules, closing it when t ends.
