@@ -55,13 +55,16 @@ type Converter struct {
 	// newReader makes the readers of c and of its probes (SetReaders).
 	newReader func() Reader
 
-	cache   map[dwarf.Offset]btf.TypeID
-	busy    map[dwarf.Offset]bool // being converted
-	failed  map[dwarf.Offset]error
-	dies    map[dwarf.Offset]*die
-	eqMemo  map[pair]bool
-	pending []btf.Type // ids first .. first+len-1, added by Commit
-	first   btf.TypeID
+	cache  map[dwarf.Offset]btf.TypeID
+	busy   map[dwarf.Offset]bool // being converted
+	failed map[dwarf.Offset]error
+	dies   map[dwarf.Offset]*die
+	// load's children: read into kidScratch, then kept in kidChunk, from
+	// which the DIEs' child slices are cut (one allocation for many).
+	kidScratch, kidChunk []child
+	eqMemo               map[pair]bool
+	pending              []btf.Type // ids first .. first+len-1, added by Commit
+	first                btf.TypeID
 
 	// layers are the tables of the base chain, root first, and last own:
 	// those of dst's own types and of the pending ones.

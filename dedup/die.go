@@ -46,6 +46,9 @@ type child struct {
 // maxDIECache bounds the DIE cache; beyond it the cache starts over.
 const maxDIECache = 1 << 14
 
+// kidChunkLen is how many children one allocation holds (64 KiB).
+const kidChunkLen = 1024
+
 func (c *Converter) die(off dwarf.Offset) (*die, error) { return c.load(off, true) }
 
 // dieHead reads a DIE without its children: what a pointer's target
@@ -74,6 +77,7 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 	d.enc, _ = intVal(e.Val(dwarf.AttrEncoding))
 	d.kids = kids || !e.Children
 	if e.Children && kids {
+		kidsRead := c.kidScratch[:0]
 		for {
 			ce, err := c.r.Next()
 			if err != nil {
@@ -100,17 +104,33 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 					}
 				}
 			}
-			d.children = append(d.children, ch)
+			kidsRead = append(kidsRead, ch)
 			if ce.Children {
 				c.r.SkipChildren()
 			}
 		}
+		d.children = c.keepKids(kidsRead)
+		c.kidScratch = kidsRead[:0]
 	}
 	if len(c.dies) >= maxDIECache {
 		c.dies = map[dwarf.Offset]*die{}
 	}
 	c.dies[off] = d
 	return d, nil
+}
+
+// keepKids copies a DIE's children into the current chunk and returns
+// them there.
+func (c *Converter) keepKids(kids []child) []child {
+	if len(kids) == 0 {
+		return nil
+	}
+	if cap(c.kidChunk)-len(c.kidChunk) < len(kids) {
+		c.kidChunk = make([]child, 0, max(kidChunkLen, len(kids)))
+	}
+	n := len(c.kidChunk)
+	c.kidChunk = append(c.kidChunk, kids...)
+	return c.kidChunk[n:len(c.kidChunk):len(c.kidChunk)]
 }
 
 // memberBits returns a member's bit offset from the start of its struct and
@@ -140,20 +160,26 @@ func intVal(v any) (int64, bool) {
 	return 0, false
 }
 
-func (d *die) members() []child {
-	var out []child
-	for _, ch := range d.children {
-		if ch.tag == dwarf.TagMember {
-			out = append(out, ch)
+// members and enumerators are the children of one tag, not to be
+// changed: the children themselves when all are of it (a struct without
+// nested types, every enum), which spares comparison a copy each time.
+func (d *die) members() []child { return d.childrenOf(dwarf.TagMember) }
+
+func (d *die) enumerators() []child { return d.childrenOf(dwarf.TagEnumerator) }
+
+func (d *die) childrenOf(tag dwarf.Tag) []child {
+	n := 0
+	for i := range d.children {
+		if d.children[i].tag == tag {
+			n++
 		}
 	}
-	return out
-}
-
-func (d *die) enumerators() []child {
-	var out []child
+	if n == len(d.children) {
+		return d.children
+	}
+	out := make([]child, 0, n)
 	for _, ch := range d.children {
-		if ch.tag == dwarf.TagEnumerator {
+		if ch.tag == tag {
 			out = append(out, ch)
 		}
 	}

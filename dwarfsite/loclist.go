@@ -40,6 +40,12 @@ type locListUnit struct {
 // the list's GCC view pairs (DW_AT_GNU_locviews), or -1. The number of
 // entries is bounded by the section size.
 func readLocList(sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEntry, error) {
+	return readLocListTo(nil, sec, off, viewsOff, u)
+}
+
+// readLocListTo is readLocList appending to out, whose memory a caller
+// reuses from list to list.
+func readLocListTo(out []locEntry, sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEntry, error) {
 	if off < 0 || off >= int64(len(sec.Data)) {
 		return nil, &FormatError{Section: sec.Name, Offset: off, Msg: "location list offset past end of section"}
 	}
@@ -61,9 +67,9 @@ func readLocList(sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEnt
 		maxAddr = ^uint64(0)
 	}
 	base := u.Base
-	var out []locEntry
 	// A pending DW_LLE_GNU_view_pair applies to the next bounded entry.
-	var pendView *[2]uint64
+	var pendView [2]uint64
+	hasPendView := false
 	addrx := func(idx uint64) uint64 {
 		if u.Addrx == nil {
 			c.Fail("DW_LLE_*x entry without .debug_addr")
@@ -90,8 +96,7 @@ func readLocList(sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEnt
 				base = c.Sized(as)
 				continue
 			case lleGNUViewPair:
-				v := [2]uint64{c.Uleb(), c.Uleb()}
-				pendView = &v
+				pendView, hasPendView = [2]uint64{c.Uleb(), c.Uleb()}, true
 				continue
 			case lleStartxEndx:
 				e.Low = addrx(c.Uleb())
@@ -137,9 +142,9 @@ func readLocList(sec *locListSec, off, viewsOff int64, u *locListUnit) ([]locEnt
 		if c.Err() != nil {
 			break
 		}
-		if pendView != nil {
+		if hasPendView {
 			e.LowView, e.HighView, e.HasViews = pendView[0], pendView[1], true
-			pendView = nil
+			hasPendView = false
 		} else if vc != nil && !e.Default {
 			e.LowView, e.HighView, e.HasViews = vc.Uleb(), vc.Uleb(), true
 			if err := vc.Err(); err != nil {

@@ -426,7 +426,8 @@ func located(locs []site.Location, n int) int {
 
 // blockCandidates lists the addresses after the entry pc a probe may move
 // to (moveProbe), before branch targets are known, in address order, and
-// the instructions from the entry pc up to the last of them.
+// the instructions from the entry pc up to the last of them, both valid
+// until its next call.
 func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn.Inst) {
 	sec := w.o.section(ps.addr)
 	if sec == nil {
@@ -445,8 +446,8 @@ func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn
 		}
 		return a
 	}
-	var out []uint64
-	var insts []insn.Inst
+	out, insts := w.cands[:0], w.insts[:0]
+	defer func() { w.cands, w.insts = out[:0], insts[:0] }()
 	pc := ps.addr
 	for k := 0; k < maxProbeScan && pc < end; k++ {
 		in, err := insn.Decode(w.o.f.Machine, code[pc-ps.addr:], pc)

@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
+	"github.com/btfinline/btfinline/internal/insn"
 	"slices"
 	"sort"
 
@@ -49,6 +50,12 @@ type worker struct {
 	buf      []site.Site // the sites of a unit, with Options.Sink
 	// flows caches what moveProbe decoded of functions (probe.go).
 	flows map[uint64]*fnFlow
+	// blockCandidates' results, reused from site to site: moveProbe
+	// keeps neither.
+	cands []uint64
+	insts []insn.Inst
+	// paramList's lists: read into listScratch, kept in listChunk.
+	listScratch, listChunk []locEntry
 	// ll is the unit's location list section (llSet: looked up).
 	ll    *locListSec
 	llSet bool
@@ -673,6 +680,9 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 	return unavailable(ReasonMalformed), false, nil
 }
 
+// listChunkLen is how many location-list entries one allocation holds.
+const listChunkLen = 512
+
 // paramList reads the location list of pe (whose DW_AT_location is of a
 // list class); false when it cannot be read (reported through warnf).
 func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locListSec, []locEntry, bool) {
@@ -702,13 +712,21 @@ func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locList
 		}
 		off = o
 	}
-	lu := &locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrxFn}
-	es, err := readLocList(ll, off, pe.views, lu)
+	lu := locListUnit{Format: w.fmt, Base: w.cuBase, Addrx: w.addrxFn}
+	es, err := readLocListTo(w.listScratch[:0], ll, off, pe.views, &lu)
+	w.listScratch = es[:0]
 	if err != nil {
 		warnf(".debug_info+0x%x: %v", pe.off, err)
 		return nil, nil, false
 	}
-	pe.list, pe.listRead = es, 1
+	// Kept in a chunk shared by many lists: a list lives as long as its
+	// site, and most are a few entries.
+	if cap(w.listChunk)-len(w.listChunk) < len(es) {
+		w.listChunk = make([]locEntry, 0, max(listChunkLen, len(es)))
+	}
+	n := len(w.listChunk)
+	w.listChunk = append(w.listChunk, es...)
+	pe.list, pe.listRead = w.listChunk[n:len(w.listChunk):len(w.listChunk)], 1
 	return ll, es, true
 }
 

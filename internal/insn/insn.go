@@ -70,9 +70,23 @@ type Inst struct {
 	WritesAll bool
 	WritesMem bool
 
-	pc  uint64
-	raw any // x86asm.Inst or arm64asm.Inst, for State.Step
+	pc uint64
+	// The decoding behind it, for State.Step and the kprobe rules, held
+	// by value: boxing it allocated for every instruction decoded (half
+	// a million while encoding vmlinux).
+	raw rawKind
+	x86 x86asm.Inst
+	a64 arm64asm.Inst
 }
+
+// rawKind says which decoding an Inst holds.
+type rawKind uint8
+
+const (
+	rawNone rawKind = iota // ENDBR64, taken whole
+	rawX86
+	rawARM64
+)
 
 // PC is the address the instruction was decoded at.
 func (in *Inst) PC() uint64 { return in.pc }
@@ -82,8 +96,7 @@ func (in *Inst) PC() uint64 { return in.pc }
 // kprobe instruction rules); false for arm64 and for ENDBR64, which is
 // taken whole without x86asm.
 func (in *Inst) X86() (x86asm.Inst, bool) {
-	x, ok := in.raw.(x86asm.Inst)
-	return x, ok
+	return in.x86, in.raw == rawX86
 }
 
 // ErrUnknown is returned for bytes the decoder does not know as an
@@ -160,7 +173,7 @@ func decodeX86(code []byte, pc uint64) (Inst, error) {
 		out.Kind = Stop
 	}
 	x86Writes(&out, &in)
-	out.pc, out.raw = pc, in
+	out.pc, out.raw, out.x86 = pc, rawX86, in
 	return out, nil
 }
 
@@ -216,6 +229,6 @@ func decodeARM64(code []byte, pc uint64) (Inst, error) {
 		}
 	}
 	arm64Writes(&out, &in)
-	out.pc, out.raw = pc, in
+	out.pc, out.raw, out.a64 = pc, rawARM64, in
 	return out, nil
 }

@@ -449,13 +449,13 @@ func (s *State) fresh() Value {
 // Step applies in (from Decode) to s.
 func (s *State) Step(in *Inst) {
 	if in.Kind.FallsThrough() {
-		switch x := in.raw.(type) {
-		case x86asm.Inst:
-			if s.x86(&x, in.pc, in.Len) {
+		switch in.raw {
+		case rawX86:
+			if s.x86(&in.x86, in.pc, in.Len) {
 				return
 			}
-		case arm64asm.Inst:
-			if s.arm64(&x) {
+		case rawARM64:
+			if s.arm64(&in.a64) {
 				return
 			}
 		}
