@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"regexp"
@@ -65,14 +64,13 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 	if err != nil {
 		return nil, nil, arch.Unknown, fmt.Errorf("%s: %w", o.file, err)
 	}
-	rel := f.Type == elf.ET_REL
 	// --stats counts the sites as the reader gives them, unit by unit,
 	// and keeps none: a vmlinux's would be most of the memory.
 	var counter *dwarfsite.Counter
 	if o.stats {
 		var keep func(*site.Site) bool
 		if o.traceable {
-			keep = func(s *site.Site) bool { return traceableDWARFSite(rules, rel, s) }
+			keep = func(s *site.Site) bool { return traceableDWARFSite(rules, s) }
 		}
 		counter = dwarfsite.NewCounter(keep)
 		opt.Sink = counter.Add
@@ -85,7 +83,7 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 		res.Stats.Counts = counter.Counts()
 	}
 	if o.traceable && counter == nil {
-		res.Sites = traceableDWARFSites(rules, rel, res.Sites)
+		res.Sites = traceableDWARFSites(rules, res.Sites)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.ErrOrStderr(), "btfinline: warning: %s\n", w)
@@ -118,10 +116,10 @@ func printSites(c *cobra.Command, o *sitesOptions, sites []site.Site, st *dwarfs
 // traceableDWARFSites keeps the sites that the kprobe rules of the ELF
 // accept (the rules sites --traceable applies from BTF, from the same
 // ELF's tables).
-func traceableDWARFSites(rules *kprobe.Rules, rel bool, sites []site.Site) []site.Site {
+func traceableDWARFSites(rules *kprobe.Rules, sites []site.Site) []site.Site {
 	out := sites[:0]
 	for i := range sites {
-		if traceableDWARFSite(rules, rel, &sites[i]) {
+		if traceableDWARFSite(rules, &sites[i]) {
 			out = append(out, sites[i])
 		}
 	}
@@ -129,10 +127,6 @@ func traceableDWARFSites(rules *kprobe.Rules, rel bool, sites []site.Site) []sit
 }
 
 // traceableDWARFSite tells whether the rules accept a kprobe at s.
-func traceableDWARFSite(rules *kprobe.Rules, rel bool, s *site.Site) bool {
-	a := s.Addr
-	if rel {
-		a = s.SectionOff
-	}
-	return rules.Check(s.Section, a, s.Caller).OK()
+func traceableDWARFSite(rules *kprobe.Rules, s *site.Site) bool {
+	return rules.CheckSite(s.Section, s.SectionOff, s.Addr, s.Caller).OK()
 }

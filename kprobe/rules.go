@@ -82,6 +82,16 @@ func (r *Rules) sort() {
 	})
 }
 
+// CheckSite is Check for a site at offset off of section, link-time
+// address addr: the rules of a relocatable object know it by its offset,
+// those of a linked image (or of the running kernel) by its address.
+func (r *Rules) CheckSite(section string, off, addr uint64, caller string) Refusal {
+	if r != nil && r.rel {
+		addr = off
+	}
+	return r.Check(section, addr, caller)
+}
+
 // Check says why a kprobe cannot be placed at addr (in section, for
 // relocatable objects) inside function caller; the zero Refusal when it
 // can.

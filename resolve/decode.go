@@ -29,17 +29,9 @@ func (e *MismatchError) Error() string {
 // sites of one function.
 type Decoder struct {
 	Spec *btf.Spec
-	// AddrBase is added to CONST|ADDR values (the object's base: _text of
-	// the ELF or of the running kernel); with AddrOK false such values are
-	// left unavailable.
-	AddrBase uint64
-	AddrOK   bool
-	// Slide is the KASLR slide included in AddrBase, when SlideKnown. A
-	// value that wraps below the base is a per-CPU offset (x86-64
-	// .data..percpu is linked at 0), which KASLR does not move: the slide
-	// is taken back out, and without it such a value is unavailable.
-	Slide      uint64
-	SlideKnown bool
+	// Space places CONST|ADDR values (Space.Const); nil leaves them
+	// unavailable.
+	Space *Space
 
 	r     *locsec.Reader
 	infos map[btf.TypeID][]TypeInfo
@@ -109,18 +101,10 @@ func (d *Decoder) TypeInfos(f *site.Func) []TypeInfo { return d.infos[btf.TypeID
 // Addr turns a CONST|ADDR value (relative to the object's base) into an
 // address, or says why it cannot.
 func (d *Decoder) Addr(v uint64) (uint64, string) {
-	if !d.AddrOK {
-		return 0, fmt.Sprintf("address constant base+%#x: object base address unknown", v)
+	if d.Space == nil {
+		return (&Space{}).Const(v) // noAddresses, the zero kind
 	}
-	a := d.AddrBase + v
-	if a < d.AddrBase {
-		// Below the base: a per-CPU offset, not moved by KASLR.
-		if !d.SlideKnown {
-			return 0, fmt.Sprintf("per-CPU address constant base%+#x: the KASLR slide is unknown without the ELF", int64(v))
-		}
-		a -= d.Slide
-	}
-	return a, ""
+	return d.Space.Const(v)
 }
 
 // Check decodes up to samples entries of each LOCSEC, spread evenly, and

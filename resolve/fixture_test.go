@@ -89,7 +89,7 @@ func TestRulesFixture(t *testing.T) {
 					"disconnect":  "",
 					"ack":         "",
 				}
-				if tg.Rel {
+				if tg.Space.Rel() {
 					want["setup"] = "module init text (freed after load)"
 				}
 				for fn, why := range want {

@@ -667,8 +667,8 @@ func checkObjectBaseIsStext(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	if !ok {
 		t.Fatal("no _stext")
 	}
-	if tg.addrBase != stext || tg.textBase != stext {
-		t.Errorf("object base %#x, probe point base %#x, _stext %#x", tg.addrBase, tg.textBase, stext)
+	if tg.Space.consts != stext || tg.Space.stext != stext || tg.Space.kind != elfLinked {
+		t.Errorf("object base %#x, probe point base %#x (kind %d), _stext %#x", tg.Space.consts, tg.Space.stext, tg.Space.kind, stext)
 	}
 	t.Logf("object base = _stext = %#x (_text %#x)", stext, tg.markers["_text"])
 }

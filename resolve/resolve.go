@@ -158,24 +158,16 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 	}
 	for _, c := range copies {
 		p := Place{Kind: PlaceEntry, Symbol: c.Name, Section: c.Section, Caller: c.Name, HasAddr: true}
-		p.Addr = c.Addr + t.Slide
-		if t.Rel {
-			p.SectionOff = c.Addr
-		} else if sb, err := t.base(c.Section); err == nil && c.Section != "" {
-			p.SectionOff = c.Addr - sb
-		}
+		addr, off, err := t.Space.Symbol(c.Section, c.Addr)
+		p.Addr, p.SectionOff = addr, off
 		p.Event = eventName(base, "_"+sanitize(strings.TrimPrefix(c.Name, name+"."))+"_entry")
 		if c.Name == name {
 			p.Event = eventName(base, "_entry")
 		}
 		p.Event = unique(p.Event)
-		p.NoTrace = t.Rules.Check(c.Section, c.Addr, c.Name).String()
-		if t.Rel && t.Running {
-			if b, err := t.base(c.Section); err == nil {
-				p.Addr = b + c.Addr
-			} else {
-				p.HasAddr, p.Note = false, "no address: "+err.Error()
-			}
+		p.NoTrace = t.Rules.CheckSite(c.Section, off, t.Space.LinkTime(addr), c.Name).String()
+		if err != nil {
+			p.HasAddr, p.Note = false, "no address: "+err.Error()
 		}
 		p.Target = t.target(c.Name, 0, p.Addr)
 		if c.Name != name {
@@ -226,7 +218,7 @@ func (t *Target) Resolve(name string, args []string) (*Result, error) {
 // _stext+0xoff for vmlinux; "" when no spelling is safe.
 func (t *Target) target(caller string, off, addr uint64) string {
 	prefix := ""
-	if t.Rel || t.module {
+	if t.Space.Module() {
 		prefix = t.Name + ":"
 	}
 	if caller != "" && t.Syms != nil && t.Syms.Unique(caller) {
@@ -235,8 +227,8 @@ func (t *Target) target(caller string, off, addr uint64) string {
 		}
 		return fmt.Sprintf("%s%s+%#x", prefix, caller, off)
 	}
-	if !t.Rel && prefix == "" && t.textOK && addr >= t.textBase {
-		return fmt.Sprintf("_stext+%#x", addr-t.textBase)
+	if off, ok := t.Space.FromStext(addr); ok {
+		return fmt.Sprintf("_stext+%#x", off)
 	}
 	return ""
 }

@@ -42,37 +42,26 @@ type Options struct {
 // Target is an opened object: its inline BTF, where its sections are, its
 // symbols and the kprobe rules.
 type Target struct {
-	Name    string
-	Arch    arch.Arch
-	Spec    *btf.Spec    // .BTF.inline on top of its chain
-	Main    *btf.Spec    // the object's own .BTF (Spec.Base())
-	Syms    *ksym.SymTab // nil: no symbols, so no addresses
-	Rules   *kprobe.Rules
-	Rel     bool // relocatable object: addresses are section offsets
+	Name  string
+	Arch  arch.Arch
+	Spec  *btf.Spec    // .BTF.inline on top of its chain
+	Main  *btf.Spec    // the object's own .BTF (Spec.Base())
+	Syms  *ksym.SymTab // nil: no symbols, so no addresses
+	Rules *kprobe.Rules
+	// Space is where the object's sections are and what its addresses
+	// mean (link time, run time, section offsets), made at open.
+	Space   *Space
 	Running bool
 	CFA     CFAFunc
 	// cfaKey maps a site of a relocatable object to the pc CFA expects
 	// (relCFA's layout); nil for linked objects (link-time addresses).
 	cfaKey func(section string, off uint64) (uint64, bool)
-	// Slide is added to link-time addresses to get run-time ones (KASLR);
-	// 0 for ELF input.
-	Slide uint64
 	// Notes are caveats to print once (stderr or a JSON field).
 	Notes []string
 
-	module  bool         // a kernel module: probe points are MOD:sym+off
 	elf     *elfobj.File // the ELF giving symbols and sections, if any
 	elfPath string
 	markers map[string]uint64 // marker symbols of that ELF
-
-	base     func(section string) (uint64, error)
-	addrBase uint64 // CONST|ADDR values are relative to this (locsec.ObjectBase)
-	addrOK   bool
-	// slideOK: Slide is known (ELF input), so per-CPU address constants
-	// can be told from slid ones.
-	slideOK  bool
-	textBase uint64 // _stext (else _text), for "_stext+0xoff" probe points
-	textOK   bool
 }
 
 // Open loads a target.
@@ -190,7 +179,7 @@ func openFile(o Options) (*Target, error) {
 	if symELF == nil {
 		t.Notes = append(t.Notes, "no ELF with symbols in the input (give the object as the last -B): sites are shown as section+offset, without addresses")
 		t.Arch = arch.X86_64
-		t.base = func(sec string) (uint64, error) { return 0, errors.New("no ELF section addresses") }
+		t.Space = &Space{kind: noAddresses, section: func(string) (uint64, error) { return 0, errors.New("no ELF section addresses") }}
 		return t, nil
 	}
 	if err := t.fromELF(symELF); err != nil {
@@ -226,7 +215,7 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 		return err
 	}
 	t.Running = true
-	if t.Rel {
+	if t.Space.Rel() {
 		mod := o.Module
 		if mod == "" {
 			mod = t.Name
@@ -237,15 +226,14 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 				return &StaleError{fmt.Sprintf("module %s is build %s, %s is %s", mod, id, path, want)}
 			}
 		}
-		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
-		t.addrOK = false
+		t.Space = &Space{kind: elfModule, section: func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }}
 		return nil
 	}
 	run, err := k.TextBase()
 	if err != nil {
 		return err
 	}
-	if !t.textOK {
+	if t.Space.kind != elfLinked {
 		return errors.New("the ELF has no _stext, _text or .text to relocate from")
 	}
 	if want, err := t.elf.BuildID(); err == nil && want != "" {
@@ -253,7 +241,7 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 			return &StaleError{fmt.Sprintf("the running kernel is build %s, %s is %s", id, path, want)}
 		}
 	}
-	slide := run - t.textBase
+	slide := run - t.Space.stext
 	// The build id may be unreadable; symbols must agree in any case.
 	checked := 0
 	for _, s := range k.Text {
@@ -266,20 +254,13 @@ func (t *Target) relocateToRunning(o Options, path string) error {
 		}
 		checked++
 		if l[0].Addr+slide != s.Addr {
-			return &StaleError{fmt.Sprintf("%s is at _stext+%#x in kallsyms but _stext+%#x in %s", s.Name, s.Addr-run, l[0].Addr-t.textBase, path)}
+			return &StaleError{fmt.Sprintf("%s is at _stext+%#x in kallsyms but _stext+%#x in %s", s.Name, s.Addr-run, l[0].Addr-t.Space.stext, path)}
 		}
 	}
 	if checked == 0 {
 		return &StaleError{"no kallsyms symbol could be matched with " + path}
 	}
-	t.Slide = slide
-	elfBase := t.base
-	t.base = func(sec string) (uint64, error) {
-		a, err := elfBase(sec)
-		return a + slide, err
-	}
-	t.textBase += slide
-	t.addrBase += slide
+	t.Space = t.Space.placed(slide)
 	return nil
 }
 
@@ -302,7 +283,6 @@ func (t *Target) fromELF(f *elfobj.File) error {
 		return err
 	}
 	t.Arch = a
-	t.Rel = f.Type == elf.ET_REL
 	es, err := ksym.ReadELFSymbols(f.File, kprobe.MarkerNames())
 	if err != nil {
 		return fmt.Errorf("symbol table: %w", err)
@@ -312,7 +292,7 @@ func (t *Target) fromELF(f *elfobj.File) error {
 	if t.Rules, err = kprobe.ELFRules(f, a, es.Funcs, es.Markers); err != nil {
 		return err
 	}
-	t.base = func(sec string) (uint64, error) {
+	sp := &Space{kind: elfModule, section: func(sec string) (uint64, error) {
 		s := f.Section(sec)
 		if s == nil {
 			return 0, fmt.Errorf("no section %s", sec)
@@ -321,26 +301,29 @@ func (t *Target) fromELF(f *elfobj.File) error {
 			return 0, fmt.Errorf("section %s is not code", sec)
 		}
 		return s.Addr, nil
-	}
-	if !t.Rel {
+	}}
+	if f.Type != elf.ET_REL {
 		// _stext anchors both address constants (locsec.ObjectBase,
 		// without reading the symbol table again) and probe points.
 		stext, ok := es.Markers["_stext"]
 		if ok && stext != 0 {
-			t.addrBase = stext
+			sp.consts = stext
 		} else {
-			t.addrBase = locsec.ObjectBase(f.File)
+			sp.consts = locsec.ObjectBase(f.File)
 		}
-		t.addrOK, t.slideOK = true, true
+		sp.kind = elfLinked
 		if ok {
-			t.textBase, t.textOK = stext, true
+			sp.stext = stext
 		} else if v, ok := es.Markers["_text"]; ok {
-			t.textBase, t.textOK = v, true
+			sp.stext = v
 		} else if s := f.Section(".text"); s != nil {
-			t.textBase, t.textOK = s.Addr, true
+			sp.stext = s.Addr
+		} else {
+			sp.kind = elfLinkedNoText
 		}
 	}
-	if t.Rel {
+	t.Space = sp
+	if sp.Rel() {
 		t.CFA, t.cfaKey = relCFA(f, a)
 	} else {
 		t.CFA = elfCFA(f, a)
@@ -356,7 +339,7 @@ func (t *Target) cfaPC(s *site.Site) uint64 {
 		}
 		return ^uint64(0) // in no FDE
 	}
-	return s.Addr - t.Slide
+	return t.Space.LinkTime(s.Addr)
 }
 
 // Kernel is what the running objects of one kernel share, read once for
@@ -432,7 +415,6 @@ func openRunning(o Options) (*Target, error) {
 		return nil, err
 	}
 	t.Main = main
-	t.module = mod != "vmlinux"
 	t.Syms = k.SymTab(mod)
 	t.Rules = kern.rules.ForSyms(t.Syms)
 	t.Notes = append(t.Notes, t.Rules.Notes...)
@@ -445,9 +427,7 @@ func openRunning(o Options) (*Target, error) {
 		// the running _stext is that base after KASLR. The slide itself
 		// is not known, so per-CPU offsets (below the base) stay
 		// unavailable.
-		t.textBase, t.textOK = text, true
-		t.addrBase, t.addrOK = text, true
-		t.base = func(sec string) (uint64, error) {
+		t.Space = &Space{kind: kernelOnly, consts: text, stext: text, section: func(sec string) (uint64, error) {
 			switch sec {
 			case ".text":
 				return text, nil
@@ -457,9 +437,9 @@ func openRunning(o Options) (*Target, error) {
 				}
 			}
 			return 0, fmt.Errorf("no run-time base for vmlinux section %s in kallsyms", sec)
-		}
+		}}
 	} else {
-		t.base = func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }
+		t.Space = &Space{kind: kernelModule, section: func(sec string) (uint64, error) { return sys.ModuleSection(mod, sec) }}
 	}
 	return t, nil
 }
@@ -477,7 +457,7 @@ func (t *Target) Place(sites []site.Site) map[int]string {
 		s := &sites[i]
 		c, ok := cache[s.Section]
 		if !ok {
-			c.a, c.err = t.base(s.Section)
+			c.a, c.err = t.Space.SectionAddr(s.Section)
 			cache[s.Section] = c
 		}
 		if c.err != nil {
@@ -486,14 +466,10 @@ func (t *Target) Place(sites []site.Site) map[int]string {
 		}
 		s.Addr = c.a + s.SectionOff
 		if t.Syms != nil {
-			key := s.Addr - t.Slide
-			if t.Rel {
-				key = s.SectionOff
-			}
 			// kallsyms has no sizes, and a module's init symbols are gone
 			// once its init text is freed: a symbol below the section's
 			// start belongs to other text, and names nothing.
-			if sym, off, ok := t.Syms.Lookup(s.Section, key); ok && !(t.Running && t.elf == nil && sym.Addr < c.a-t.Slide) {
+			if sym, off, ok := t.Syms.Lookup(s.Section, t.Space.Key(s.SectionOff, s.Addr)); ok && !(t.Space.FromKernel() && sym.Addr < c.a) {
 				s.Caller, s.CallerOff = sym.Name, off
 			}
 		}
@@ -510,25 +486,20 @@ func (t *Target) Traceable(s *site.Site) kprobe.Refusal {
 	if t.Rules == nil {
 		return kprobe.Refusal{}
 	}
-	if t.module && t.elf == nil {
+	if t.Space.kind == kernelModule {
 		// The running kernel's rules are by address; which section a
 		// module's site is in decides as the ELF's rules do.
 		if why := kprobe.ModuleSection(s.Section); why != "" {
 			return kprobe.Refusal{Rule: kprobe.Section, Detail: why}
 		}
 	}
-	a := s.Addr - t.Slide // the rules are in the ELF's link-time addresses
-	if t.Rel {
-		a = s.SectionOff
-	}
-	return t.Rules.Check(s.Section, a, s.Caller)
+	return t.Rules.CheckSite(s.Section, s.SectionOff, t.Space.LinkTime(s.Addr), s.Caller)
 }
 
 // Decoder returns a site decoder for the target's inline BTF.
 func (t *Target) Decoder() *Decoder {
 	d := NewDecoder(t.Spec)
-	d.AddrBase, d.AddrOK = t.addrBase, t.addrOK
-	d.Slide, d.SlideKnown = t.Slide, t.slideOK
+	d.Space = t.Space
 	return d
 }
 
@@ -547,7 +518,7 @@ func (t *Target) Sites() (sites []site.Site, marks []site.Marks, err error) {
 	// A module's values are relative to a section the BTF does not name;
 	// the listing shows them as stored, as "sites --dwarf" does, from the
 	// files and from the running kernel alike (resolve refuses them).
-	keepRel := t.Rel || t.module
+	keepRel := t.Space.Module()
 	d := t.Decoder()
 	for i := range sites {
 		for j, l := range sites[i].Params {
