@@ -100,9 +100,11 @@ and /sys/module/MODULE/sections.
 				return err
 			}
 			if o.nesting {
-				if _, err := t.MarkNesting(r); err != nil {
+				m, err := readNesting(t.ELFPath(), func(n string) bool { return n == r.Func }, false, r.NestKeys())
+				if err != nil {
 					return err
 				}
+				r.MarkNesting(m)
 			}
 			return r.Write(c.OutOrStdout(), o.format)
 		},

@@ -162,18 +162,18 @@ func targetSites(t *resolve.Target, o *sitesOptions, funcRE, callerRE *regexp.Re
 	if err != nil {
 		return nil, err
 	}
-	var nest map[resolve.NestKey]resolve.Nest
-	var keys []resolve.NestKey
+	var nest map[site.NestKey]site.Nest
+	var keys []site.NestKey
 	if o.nesting {
 		var match func(string) bool
 		if funcRE != nil {
 			match = funcRE.MatchString
 		}
-		keys = make([]resolve.NestKey, len(sites))
+		keys = make([]site.NestKey, len(sites))
 		for i := range sites {
-			keys[i] = resolve.NestKey{Section: sites[i].Section, Off: sites[i].SectionOff, Func: sites[i].Func.Name, Locs: resolve.LocKey(&sites[i])}
+			keys[i] = site.NestKey{Section: sites[i].Section, Off: sites[i].SectionOff, Func: sites[i].Func.Name, Locs: site.LocKey(&sites[i])}
 		}
-		if nest, err = t.Nesting(match, true, keys); err != nil {
+		if nest, err = readNesting(t.ELFPath(), match, true, keys); err != nil {
 			return nil, err
 		}
 	}

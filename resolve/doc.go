@@ -8,7 +8,8 @@
 // for kprobe_events, bpftrace and perf probe. It also computes the
 // traceability table of "btfinline stats".
 //
-// It imports btf, site, locsec, arch, ksym, ksys, kprobe, sframe/cfi,
-// dwarfsite (to mark nesting, which .BTF.inline does not record) and the
-// internal ELF packages.
+// It imports btf, site, locsec, arch, ksym, ksys, kprobe, sframe/cfi and
+// the internal ELF packages, not the DWARF reader: nesting, which
+// .BTF.inline does not record, is a join the caller makes
+// (dwarfsite.Nesting, then Result.MarkNesting).
 package resolve

@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/kprobe"
 	"github.com/btfinline/btfinline/ksym"
 	"github.com/btfinline/btfinline/site"
 
@@ -604,6 +606,20 @@ func checkPatchSites(t *testing.T, k testutil.Kernel, vmlinux string) {
 	}
 }
 
+// kernelNesting is the DWARF side of the nesting join (cmd's --nesting).
+func kernelNesting(tg *Target, fn string, keys []site.NestKey) (map[site.NestKey]site.Nest, error) {
+	f, err := elfobj.Open(tg.ELFPath())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rules, err := kprobe.ForELF(f)
+	if err != nil {
+		return nil, err
+	}
+	return dwarfsite.Nesting(f, rules, func(n string) bool { return n == fn }, false, keys)
+}
+
 // TestKernelNesting: the inline places perf does not list are the ones
 // nested in another instance of the same function, which --nesting marks
 // (from the vmlinux DWARF).
@@ -619,10 +635,11 @@ func checkNesting(t *testing.T, _ testutil.Kernel, vmlinux string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked, err := tg.MarkNesting(r)
+	m, err := kernelNesting(tg, fn, r.NestKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
+	marked := r.MarkNesting(m)
 	perf := map[uint64]bool{}
 	for _, p := range perfProbes(t, vmlinux, fn, tg.Syms) {
 		for _, a := range p.addrs {
