@@ -4,13 +4,13 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
-	"github.com/btfinline/btfinline/internal/insn"
 	"slices"
 	"sort"
 
 	"github.com/btfinline/btfinline/site"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
+	"github.com/btfinline/btfinline/internal/insn"
 )
 
 // maxOriginHops bounds DW_AT_abstract_origin / DW_AT_specification
