@@ -23,7 +23,7 @@ var figureBlock = regexp.MustCompile("(?s)<!-- figures: (\\S+) -->\n(```\n)?(.*?
 func TestDocsQuoteFigures(t *testing.T) {
 	root := filepath.Join(figuresDir(), "..", "..")
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	docs = append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "e2e", "README.md"))
+	docs = append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "e2e", "README.md"), filepath.Join(root, "kbuild", "README.md"))
 	blocks := 0
 	for _, doc := range docs {
 		b, err := os.ReadFile(doc)
