@@ -13,7 +13,12 @@ e2e_seed=4242
 # e2e_release DIR: the kernel release a kernel-data folder's modules were
 # built for (their vermagic), e.g. 6.12.117+deb13-cloud-amd64.
 e2e_release() {
-  readelf -p .modinfo "$(ls "$1"/modules/*.ko | head -n 1)" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1
+  e2e_vermagic "$(ls "$1"/modules/*.ko | head -n 1)"
+}
+
+# e2e_vermagic KO: the kernel release a module was built for.
+e2e_vermagic() {
+  readelf -p .modinfo "$1" | sed -n 's/.*vermagic=\([^ ]*\).*/\1/p' | head -n 1
 }
 
 # e2e_log MSG...: a progress line on stderr, prefixed by $e2e_tag.

@@ -55,6 +55,14 @@ mem=${E2E_MEM:-1G}
 # net, scheduler, cpumask, atomics, refcounts (about 2,300 sites).
 common_funcs=check_object_size,brelse,cpumask_empty,arch_atomic_inc_not_zero,bdev_get_queue,is_vm_hugetlb_page,nlmsg_attrdata,serial_in,tnum_is_const,populated_zone,cfs_rq_of,trace_event_name,sg_assign_page,find_next_zero_bit,sysfs_create_file,skb_has_frag_list,pci_name,rht_lock,wait_on_buffer,sk_dst_reset,get_cred,netif_running,task_pid_nr,get_page,kref_get,preempt_count
 kernel=${E2E_KERNEL:-6.1}
+# build_612 KO: the test module of a 6.12 kernel, built for the point
+# release the kernel-data folder holds ($ver): make rebuilds it when its
+# source changed, and a module left from an older release (another
+# vermagic) is built again.
+build_612() {
+  make -C "$here/e2e/kmod" "$1" >&2
+  [ "$(e2e_vermagic "$here/e2e/kmod/$1")" = "$ver" ] || make -B -C "$here/e2e/kmod" "$1" >&2
+}
 # The kills of btfinline trace: 21 on 6.1 (the figures of e2e/README.md),
 # 6 on 6.12, whose run starts among the last in make test (scripts/e2e-all) and so
 # bounds its time: the same code, two kills in each phase.
@@ -66,7 +74,7 @@ x86_64-6.12 | amd64-6.12)
   kd=$("$shared/tools/kernel-data" trixie)
   ver=$(e2e_release "$kd")
   # Built for whichever point release the folder holds, never checked in.
-  make -C "$here/e2e/kmod" btfi_e2e.6.12.ko >&2
+  build_612 btfi_e2e.6.12.ko
   ko=$here/e2e/kmod/btfi_e2e.6.12.ko
   work=${E2E_WORK:-$cache/e2e-6.12}
   judge_funcs=${E2E_JUDGE_FUNCS:-$common_funcs,pmd_flags,pmd_bad,user_access_begin,native_cpuid}
@@ -92,7 +100,7 @@ arm64-6.1 | aarch64-6.1 | arm64-6.12 | aarch64-6.12)
   if [ "$kernel" = 6.12 ]; then
     kd=$("$here/scripts/kernel-data-arm64" 6.12)
     ver=$(e2e_release "$kd")
-    make -C "$here/e2e/kmod" btfi_e2e.arm64.6.12.ko >&2
+    build_612 btfi_e2e.arm64.6.12.ko
     ko=$here/e2e/kmod/btfi_e2e.arm64.6.12.ko
     work=${E2E_WORK:-$cache/e2e-arm64-6.12}
   else
