@@ -119,6 +119,8 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 		trace_module
 		e2e_phase trace-overhead
 		trace_overhead
+		e2e_phase peer-perf
+		trace_perf_values
 		[ "${E2E_PEERS:-0}" = 1 ] && trace_peers
 		e2e_phase trace-flood
 		trace_flood

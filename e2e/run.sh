@@ -207,16 +207,29 @@ if ! e2e_go_static "$goarch" "$root/bin/btfinline" ./cmd/btfinline; then
   [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
-# E2E_PEERS=1 (x86-64): Debian's perf and bpftrace in the guest, with the
-# libraries they link, to run resolve's --format perf and bpftrace lines.
+# guest_bin BIN: a host binary in the guest, with the libraries it links.
+guest_bin() {
+  cp "$1" "$root/bin/"
+  ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r l; do
+    [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
+  done
+}
+# x86-64: Debian's perf in the guest (the host's), which runs resolve's
+# --format perf lines of every module function and prints the values
+# the run compares with printk (trace_perf_values); E2E_PEER_PERF=0 leaves it out.
+peer_perf=0
+if [ "$arch" = x86_64 ] && [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" = 1 ] && [ "${E2E_PEER_PERF:-1}" != 0 ]; then
+  command -v perf >/dev/null || e2e_need_pkgs linux-perf
+  guest_bin "$(command -v perf)"
+  peer_perf=1
+fi
+# E2E_PEERS=1 (x86-64): Debian's bpftrace in the guest too, to run
+# resolve's --format bpftrace lines (and perf's by hand: trace_peers).
 if [ "${E2E_PEERS:-0}" = 1 ]; then
   [ "$arch" = x86_64 ] || { log "E2E_PEERS=1 needs the host's binaries: x86-64 only"; exit 2; }
   command -v bpftrace >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get install -y -q bpftrace >&2; }
   for b in /usr/bin/perf /usr/bin/bpftrace; do
-    cp "$b" "$root/bin/"
-    ldd "$b" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r l; do
-      [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
-    done
+    guest_bin "$b"
   done
   # 250 MB unpacked from the initramfs: 512M fails now and then
   # ("Initramfs unpacking failed: write error").
@@ -453,6 +466,23 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
     [ "$(sed -n 's/.* differ=\([0-9]*\).*/\1/p' <<<"$cs")" = 0 ] || failed "per-place counts differ from kprobe_profile"
     [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || failed "no place of the hot function was hit"
   fi
+fi
+# perf's values (trace_perf_values): every line accepted, every module
+# place hit, every value perf printed equal to the printk truth.
+if [ "$peer_perf" = 1 ]; then
+  pl=$(grep '^E2E peer perf lines=' "$work/results.txt" || true)
+  ps=$(grep '^E2E peer perf summary ' "$work/results.txt" || true)
+  if [ -z "$pl" ] || [ -z "$ps" ]; then failed "no perf value check"
+  else
+    n=$(sed -n 's/.* lines=\([0-9]*\).*/\1/p' <<<"$pl")
+    [ "${n:-0}" -gt 0 ] && [ "$(sed -n 's/.* refused=\([0-9]*\).*/\1/p' <<<"$pl")" = 0 ] || failed "perf refused lines: $pl"
+    pv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$ps"; }
+    [ "$(pv mismatched)" = 0 ] && [ "$(pv unpaired)" = 0 ] || failed "perf's values differ from printk: $ps"
+    [ "$(pv matched)" -gt 0 ] && [ "$(pv matched)" = "$(pv checked)" ] || failed "perf matched $(pv matched) of $(pv checked) values: $ps"
+    [ "$(sed -n 's/.*sites probed=\([0-9]*\),.*/\1/p' <<<"$ps")" = "$n" ] || failed "perf defined other probes than its lines: $ps"
+    [ "$(sed -n 's/.*sites hit=\([0-9]*\),.*/\1/p' <<<"$ps")" = "$n" ] || failed "a place perf defined was not hit: $ps"
+  fi
+  grep -q '^E2E kprobes-left peer-perf 0$' "$work/results.txt" || failed "perf left kprobes behind"
 fi
 # The judge: every listed site judged, at least half of them accepted
 # where btfinline said traceable, a verdict line for each pairing, no

@@ -308,6 +308,51 @@ trace_faults() {
 	kprobes_left faults
 }
 
+# trace_perf_values: resolve's --format perf lines for every function of
+# the module, given to Debian's perf in this guest (x86-64: the host's
+# binary); perf records the events it defined, with the printk console
+# events, while the module is triggered, and every argument value perf
+# script prints is compared with the printk truth as the run's own
+# kprobes are (e2e-guest check, its lines tagged "peer perf"). A line
+# perf refuses fails the run (the host checks "refused=0").
+trace_perf_values() {
+	command -v perf >/dev/null || return 0
+	# perf finds a module's symbols in its file under /lib/modules.
+	mkdir -p "/lib/modules/$(uname -r)/extra"
+	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
+	for f in $E2E_FUNCS; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
+	done >/tmp/perf.sh
+	# E2E_SELFTEST=5: the first register fetch of perf's first line reads
+	# %sp instead; the host must find perf's values wrong.
+	if [ "$E2E_SELFTEST" = 5 ]; then
+		awk '!done && sub(/=%[a-z0-9]+:/, "=%sp:") { done = 1 } 1' /tmp/perf.sh >/tmp/p && mv /tmp/p /tmp/perf.sh
+	fi
+	ok=0 bad=0
+	while read -r line; do
+		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
+			bad=$((bad + 1))
+			echo "E2E peer perf refused: $line"
+			sed 's/^/E2E peer perf-said /' /tmp/perf.out | head -5
+		fi
+	done </tmp/perf.sh
+	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+	# What perf defined, in the kernel's words: the checker's types.
+	grep '^p:inline/' $T/kprobe_events >/tmp/perf-defs.txt
+	perf record -q -o /tmp/perf.data -a -e printk:console -e 'inline:*' -- \
+		sh -c "for n in $E2E_TRIGGERS; do echo \$n >/proc/btfi_e2e; done" >/tmp/perf-rec.out 2>&1 ||
+		sed 's/^/E2E peer perf-said record: /' /tmp/perf-rec.out | head -5
+	perf script -i /tmp/perf.data >/tmp/perf-script.txt 2>/tmp/perf-script.err ||
+		sed 's/^/E2E peer perf-said script: /' /tmp/perf-script.err | head -5
+	echo "E2E peer perf recorded $(grep -c 'inline:' /tmp/perf-script.txt) events, $(grep -c 'console:' /tmp/perf-script.txt) printk lines"
+	grep -m 2 'inline:' /tmp/perf-script.txt | sed 's/^ */E2E peer perf-line /'
+	grep -m 1 'console:' /tmp/perf-script.txt | sed 's/^ */E2E peer perf-line /'
+	e2e-guest check -tag "peer perf" /tmp/perf-defs.txt /tmp/perf-script.txt | grep -v '^E2E peer perf match '
+	perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
+	rm -f /tmp/perf.data
+	kprobes_left peer-perf
+}
+
 # E2E_PEERS=1: resolve's --format perf and --format bpftrace lines for the
 # module, run by Debian's perf and bpftrace in this guest while the module
 # is triggered: does the tool accept each line, and do the probes fire?

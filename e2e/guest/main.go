@@ -316,9 +316,17 @@ type hit struct {
 // or the one just before the hit within the same run of the callers, for a
 // site whose DW_AT_entry_pc gcc put after the inlined printk (arm64's
 // btfi_frame: the probe fires after the line it is checked against).
+//
+// -tag T prefixes every line it prints with "E2E T " instead of "E2E "
+// (the peers' checks, beside the run's own summary). TRACE may be the
+// ring buffer or perf script's lines of the same events (GROUP:EVENT).
 func checkCmd(args []string) error {
+	tag := ""
+	if len(args) > 2 && args[0] == "-tag" {
+		tag, args = args[1], args[2:]
+	}
 	if len(args) != 2 {
-		return errors.New("usage: check PROBES TRACE")
+		return errors.New("usage: check [-tag T] PROBES TRACE")
 	}
 	defs, err := readLines(args[0])
 	if err != nil {
@@ -328,8 +336,30 @@ func checkCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = check(os.Stdout, defs, lines)
+	w := io.Writer(os.Stdout)
+	if tag != "" {
+		w = &tagWriter{w: os.Stdout, tag: "E2E " + tag + " "}
+	}
+	_, err = check(w, defs, lines)
 	return err
+}
+
+// tagWriter puts its tag in place of the "E2E " that starts each line.
+type tagWriter struct {
+	w   io.Writer
+	tag string
+}
+
+func (t *tagWriter) Write(b []byte) (int, error) {
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l == "" {
+			continue
+		}
+		if _, err := io.WriteString(t.w, t.tag+strings.TrimPrefix(l, "E2E ")); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }
 
 // checkResult counts what check saw.
@@ -401,7 +431,11 @@ func check(w io.Writer, defs, lines []string) (checkResult, error) {
 		if m == nil {
 			continue
 		}
-		p, ok := probes[m[1]]
+		ev := m[1]
+		if i := strings.LastIndexByte(ev, ':'); i >= 0 {
+			ev = ev[i+1:] // perf script: GROUP:EVENT
+		}
+		p, ok := probes[ev]
 		if !ok {
 			continue
 		}

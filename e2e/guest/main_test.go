@@ -83,6 +83,14 @@ func TestCheck(t *testing.T) {
 			"btfi_konst_1: (btfi_call_misc+0x1a/0xb3 [btfi_e2e]) x=7 k=10",
 			"btfi: done n=0x6",
 		), checkResult{probed: 5, hit: 1, checked: 4, matched: 4}},
+		// perf script's lines of the same events (perf record of the
+		// inline group and printk:console): GROUP:EVENT, a raw address.
+		{"perf script", []string{
+			"              sh    85 [000]    10.000001: printk:console: btfi: run n=0x5",
+			"              sh    85 [000]    10.000002: inline:btfi_add3_1: (ffffffffc0123025) a=10 b=4294967331 c=-8",
+			"              sh    85 [000]    10.000003: printk:console: btfi: fn=btfi_add3 a=0xa b=0x100000023 c=0xfffffffffffffff8",
+			"              sh    85 [000]    10.000004: printk:console: btfi: done n=0x5",
+		}, checkResult{probed: 5, hit: 1, checked: 3, matched: 3}},
 		// A line left over from an earlier run is not taken.
 		{"line from another run", trace(
 			"btfi: run n=0x5",
@@ -147,5 +155,14 @@ func TestParseBlacklist(t *testing.T) {
 		if _, err := parseBlacklist(bad); err == nil {
 			t.Errorf("parseBlacklist(%q): no error", bad)
 		}
+	}
+}
+
+func TestTagWriter(t *testing.T) {
+	var b strings.Builder
+	w := &tagWriter{w: &b, tag: "E2E peer perf "}
+	io.WriteString(w, "E2E summary sites probed=1\nE2E hits x 1\n")
+	if got, want := b.String(), "E2E peer perf summary sites probed=1\nE2E peer perf hits x 1\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
