@@ -189,6 +189,8 @@ if [ -n "${E2E_REBUILD:-}" ]; then make -C "$here/e2e/kmod" "$(basename "$ko")" 
 # The link-time address of $text_sym, which the guest's judge moves by
 # KASLR's offset.
 link_text=$(nm "$vmlinux" | awk -v s="$text_sym" '$3 == s { t = $1 } END { print t }')
+# x86-64: Debian's perf goes into the guest (guest_bin, below).
+[ "$arch" = x86_64 ] && ! command -v perf >/dev/null && e2e_need_pkgs linux-perf
 phase "inputs ready"
 # E2E_PREPARE=1: stop here, with the packages, downloads and module in
 # place (scripts/e2e-all prepares the runs one by one, then boots them two
@@ -219,7 +221,6 @@ guest_bin() {
 # the run compares with printk (trace_perf_values); E2E_PEER_PERF=0 leaves it out.
 peer_perf=0
 if [ "$arch" = x86_64 ] && [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" = 1 ] && [ "${E2E_PEER_PERF:-1}" != 0 ]; then
-  command -v perf >/dev/null || e2e_need_pkgs linux-perf
   guest_bin "$(command -v perf)"
   peer_perf=1
 fi
