@@ -45,7 +45,8 @@ const (
 	// unknown, so per-CPU constants (not moved by KASLR) cannot be told.
 	kernelOnly
 	// elfModule: a module from its ELF: symbols and rules by section
-	// offset, sections at 0 or, placed, where the running kernel has them.
+	// offset, sections where its headers put them (0 in a .ko) or,
+	// placed, where the running kernel has them.
 	elfModule
 	// kernelModule: a module from the running kernel alone: symbols and
 	// rules at run-time addresses.
