@@ -23,8 +23,8 @@
 // vmlinux. Results are cached per DWARF offset, and candidates are tried in
 // id order, so the output is deterministic.
 //
-// It imports btf and debug/dwarf; package encode hands it the debug/dwarf
-// view that package dwarfsite loaded.
+// It imports btf, internal/idmap, internal/chunk and debug/dwarf; package
+// encode hands it the debug/dwarf view that package dwarfsite loaded.
 package dedup
 
 import (

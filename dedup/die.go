@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/internal/chunk"
 )
 
 const tagAtomic dwarf.Tag = 0x47 // DW_TAG_atomic_type
@@ -109,7 +110,7 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 				c.r.SkipChildren()
 			}
 		}
-		d.children = c.keepKids(kidsRead)
+		d.children = chunk.Keep(&c.kidChunk, kidsRead, kidChunkLen)
 		c.kidScratch = kidsRead[:0]
 	}
 	if len(c.dies) >= maxDIECache {
@@ -117,20 +118,6 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 	}
 	c.dies[off] = d
 	return d, nil
-}
-
-// keepKids copies a DIE's children into the current chunk and returns
-// them there.
-func (c *Converter) keepKids(kids []child) []child {
-	if len(kids) == 0 {
-		return nil
-	}
-	if cap(c.kidChunk)-len(c.kidChunk) < len(kids) {
-		c.kidChunk = make([]child, 0, max(kidChunkLen, len(kids)))
-	}
-	n := len(c.kidChunk)
-	c.kidChunk = append(c.kidChunk, kids...)
-	return c.kidChunk[n:len(c.kidChunk):len(c.kidChunk)]
 }
 
 // memberBits returns a member's bit offset from the start of its struct and

@@ -7,8 +7,8 @@
 // few entries that matter, and its view of the DWARF is shared with the
 // type converter (Object.Data).
 //
-// It imports site, the internal ELF, byte-cursor and instruction
-// (internal/insn) packages and the standard library.
+// It imports site, the internal ELF, byte-cursor, instruction
+// (internal/insn) and chunk packages and the standard library.
 //
 // # How the DWARF reader decides (the choices a reviewer should check)
 //

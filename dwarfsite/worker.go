@@ -9,6 +9,7 @@ import (
 
 	"github.com/btfinline/btfinline/site"
 
+	"github.com/btfinline/btfinline/internal/chunk"
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"github.com/btfinline/btfinline/internal/insn"
 )
@@ -721,12 +722,7 @@ func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locList
 	}
 	// Kept in a chunk shared by many lists: a list lives as long as its
 	// site, and most are a few entries.
-	if cap(w.listChunk)-len(w.listChunk) < len(es) {
-		w.listChunk = make([]locEntry, 0, max(listChunkLen, len(es)))
-	}
-	n := len(w.listChunk)
-	w.listChunk = append(w.listChunk, es...)
-	pe.list, pe.listRead = w.listChunk[n:len(w.listChunk):len(w.listChunk)], 1
+	pe.list, pe.listRead = chunk.Keep(&w.listChunk, es, listChunkLen), 1
 	return ll, es, true
 }
 
