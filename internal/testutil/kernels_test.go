@@ -77,7 +77,9 @@ func makeKernelTable(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var sites, located, allLocated, perSite, kprobeable string
+		// A kbuild build has no encode or stats figures.
+		var sites, located, allLocated string
+		perSite, kprobeable := "–", "–"
 		if r.figures != "" {
 			dir := filepath.Join(figuresDir(), r.figures)
 			dw, err := os.ReadFile(filepath.Join(dir, "sites-dwarf-vmlinux.txt"))
@@ -113,7 +115,6 @@ func makeKernelTable(root string) (string, error) {
 			sites = f.num(dw, line)
 			located = f.group(dw, line, 2)
 			allLocated = f.group(dw, line, 3)
-			perSite, kprobeable = "", ""
 			if f.err != nil {
 				return "", f.err
 			}
@@ -127,14 +128,8 @@ func makeKernelTable(root string) (string, error) {
 		if f.err != nil {
 			return "", f.err
 		}
-		dash := func(s string) string {
-			if s == "" {
-				return "–"
-			}
-			return s
-		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s of %s | %s | %s of %s |\n",
-			r.kernel, r.arch, r.cc, sites, located, allLocated, dash(perSite), dash(kprobeable),
+			r.kernel, r.arch, r.cc, sites, located, allLocated, perSite, kprobeable,
 			accepted, judged, refused, matched, checked)
 	}
 	return b.String(), nil
