@@ -189,8 +189,14 @@ if [ -n "${E2E_REBUILD:-}" ]; then make -C "$here/e2e/kmod" "$(basename "$ko")" 
 # The link-time address of $text_sym, which the guest's judge moves by
 # KASLR's offset.
 link_text=$(nm "$vmlinux" | awk -v s="$text_sym" '$3 == s { t = $1 } END { print t }')
-# x86-64: Debian's perf goes into the guest (guest_bin, below).
-[ "$arch" = x86_64 ] && ! command -v perf >/dev/null && e2e_need_pkgs linux-perf
+# x86-64: Debian's perf in the guest (the host's), which runs resolve's
+# --format perf lines of every module function and prints the values
+# the run compares with printk (trace_perf_values); E2E_PEER_PERF=0 leaves it out.
+peer_perf=0
+if [ "$arch" = x86_64 ] && [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" = 1 ] && [ "${E2E_PEER_PERF:-1}" != 0 ]; then
+  peer_perf=1
+  command -v perf >/dev/null || e2e_need_pkgs linux-perf
+fi
 phase "inputs ready"
 # E2E_PREPARE=1: stop here, with the packages, downloads and module in
 # place (scripts/e2e-all prepares the runs one by one, then boots them two
@@ -216,14 +222,7 @@ guest_bin() {
     [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
   done
 }
-# x86-64: Debian's perf in the guest (the host's), which runs resolve's
-# --format perf lines of every module function and prints the values
-# the run compares with printk (trace_perf_values); E2E_PEER_PERF=0 leaves it out.
-peer_perf=0
-if [ "$arch" = x86_64 ] && [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" = 1 ] && [ "${E2E_PEER_PERF:-1}" != 0 ]; then
-  guest_bin "$(command -v perf)"
-  peer_perf=1
-fi
+[ "$peer_perf" = 1 ] && guest_bin "$(command -v perf)"
 # E2E_PEERS=1 (x86-64): Debian's bpftrace in the guest too, to run
 # resolve's --format bpftrace lines (and perf's by hand: trace_peers).
 if [ "${E2E_PEERS:-0}" = 1 ]; then
@@ -480,8 +479,8 @@ if [ "$peer_perf" = 1 ]; then
     pv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$ps"; }
     [ "$(pv mismatched)" = 0 ] && [ "$(pv unpaired)" = 0 ] || failed "perf's values differ from printk: $ps"
     [ "$(pv matched)" -gt 0 ] && [ "$(pv matched)" = "$(pv checked)" ] || failed "perf matched $(pv matched) of $(pv checked) values: $ps"
-    [ "$(sed -n 's/.*sites probed=\([0-9]*\),.*/\1/p' <<<"$ps")" = "$n" ] || failed "perf defined other probes than its lines: $ps"
-    [ "$(sed -n 's/.*sites hit=\([0-9]*\),.*/\1/p' <<<"$ps")" = "$n" ] || failed "a place perf defined was not hit: $ps"
+    [ "$(pv probed)" = "$n" ] || failed "perf defined other probes than its lines: $ps"
+    [ "$(pv hit)" = "$n" ] || failed "a place perf defined was not hit: $ps"
   fi
   grep -q '^E2E kprobes-left peer-perf 0$' "$work/results.txt" || failed "perf left kprobes behind"
 fi

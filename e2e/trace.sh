@@ -308,6 +308,24 @@ trace_faults() {
 	kprobes_left faults
 }
 
+# perf_define TAG: every line of /tmp/perf.sh (perf probe commands) run
+# by Debian's perf, each refusal and the count printed as "E2E TAG ...";
+# sets ok and bad. perf finds a module's symbols in its file under
+# /lib/modules, where the test module is put first.
+perf_define() {
+	mkdir -p "/lib/modules/$(uname -r)/extra"
+	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
+	ok=0 bad=0
+	while read -r line; do
+		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
+			bad=$((bad + 1))
+			echo "E2E $1 refused: $line"
+			sed "s/^/E2E $1-said /" /tmp/perf.out | head -5
+		fi
+	done </tmp/perf.sh
+	echo "E2E $1 lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+}
+
 # trace_perf_values: resolve's --format perf lines for every function of
 # the module, given to Debian's perf in this guest (x86-64: the host's
 # binary); perf records the events it defined, with the printk console
@@ -317,9 +335,6 @@ trace_faults() {
 # perf refuses fails the run (the host checks "refused=0").
 trace_perf_values() {
 	command -v perf >/dev/null || return 0
-	# perf finds a module's symbols in its file under /lib/modules.
-	mkdir -p "/lib/modules/$(uname -r)/extra"
-	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
 	for f in $E2E_FUNCS; do
 		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
 	done >/tmp/perf.sh
@@ -328,15 +343,7 @@ trace_perf_values() {
 	if [ "$E2E_SELFTEST" = 5 ]; then
 		awk '!done && sub(/=%[a-z0-9]+:/, "=%sp:") { done = 1 } 1' /tmp/perf.sh >/tmp/p && mv /tmp/p /tmp/perf.sh
 	fi
-	ok=0 bad=0
-	while read -r line; do
-		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
-			bad=$((bad + 1))
-			echo "E2E peer perf refused: $line"
-			sed 's/^/E2E peer perf-said /' /tmp/perf.out | head -5
-		fi
-	done </tmp/perf.sh
-	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
+	perf_define "peer perf"
 	# What perf defined, in the kernel's words: the checker's types.
 	grep '^p:inline/' $T/kprobe_events >/tmp/perf-defs.txt
 	perf record -q -o /tmp/perf.data -a -e printk:console -e 'inline:*' -- \
@@ -357,23 +364,12 @@ trace_perf_values() {
 # module, run by Debian's perf and bpftrace in this guest while the module
 # is triggered: does the tool accept each line, and do the probes fire?
 trace_peers() {
-	# perf finds a module's symbols in its file under /lib/modules.
-	mkdir -p "/lib/modules/$(uname -r)/extra"
-	cp /e2e/btfi_e2e.ko "/lib/modules/$(uname -r)/extra/"
 	for f in btfi_add3 btfi_konst btfi_frame; do
 		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format perf | grep '^perf probe'
 	done >/tmp/perf.sh
 	"$BTFINLINE" resolve get_cred --running --format perf | grep '^perf probe' | head -n 4 >>/tmp/perf.sh
-	ok=0 bad=0
-	while read -r line; do
-		if eval "$line" >/tmp/perf.out 2>&1; then ok=$((ok + 1)); else
-			bad=$((bad + 1))
-			echo "E2E peer perf refused: $line"
-			sed 's/^/E2E peer perf-said /' /tmp/perf.out | head -5
-		fi
-	done </tmp/perf.sh
-	echo "E2E peer perf lines=$(wc -l </tmp/perf.sh) accepted=$ok refused=$bad"
-	expect "peer perf: lines refused" "$bad" 0
+	perf_define "peers perf"
+	expect "peers perf: lines refused" "$bad" 0
 	if [ $ok -gt 0 ]; then
 		echo >$T/trace
 		echo 1 >$T/events/inline/enable
@@ -381,10 +377,10 @@ trace_peers() {
 		for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
 		ls / >/dev/null
 		echo 0 >$T/events/inline/enable
-		echo "E2E peer perf hits module=$(grep -c ': btfi_' $T/trace) vmlinux=$(grep -c ': get_cred_' $T/trace)"
+		echo "E2E peers perf hits module=$(grep -c ': btfi_' $T/trace) vmlinux=$(grep -c ': get_cred_' $T/trace)"
 		# Each module line fires once a trigger.
-		expect "peer perf: module hits" "$(grep -c ': btfi_' $T/trace)" "$(($(grep -c ' btfi_e2e' /tmp/perf.sh) * $(echo $E2E_TRIGGERS | wc -w)))"
-		grep ': btfi_\|: get_cred_' $T/trace | head -4 | sed 's/^/E2E peer perf-hit /'
+		expect "peers perf: module hits" "$(grep -c ': btfi_' $T/trace)" "$(($(grep -c ' btfi_e2e' /tmp/perf.sh) * $(echo $E2E_TRIGGERS | wc -w)))"
+		grep ': btfi_\|: get_cred_' $T/trace | head -4 | sed 's/^/E2E peers perf-hit /'
 		perf probe -q -d 'inline:*' >/dev/null 2>&1 || echo >$T/kprobe_events
 	fi
 	for f in btfi_add3 btfi_konst; do
