@@ -101,7 +101,7 @@ e2e-all:
 
 # The experimental CFrame format against SFrame and .eh_frame on seven
 # real binaries: sizes, counts and one lookup benchmark run, compared
-# with cframe/testdata (docs/cframe.md; BTFI_UPDATE=1 records new figures).
+# with internal/cframe/testdata (docs/cframe.md; BTFI_UPDATE=1 records new figures).
 cframe-table:
 	@scripts/cframe-table
 

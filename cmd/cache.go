@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/btfinline/btfinline/ksys"
-	"github.com/btfinline/btfinline/lookup"
+	"github.com/btfinline/btfinline/internal/ksys"
+	"github.com/btfinline/btfinline/internal/lookup"
 	"github.com/spf13/cobra"
 )
 

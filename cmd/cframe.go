@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/btfinline/btfinline/cframe"
-	"github.com/btfinline/btfinline/sframe"
+	"github.com/btfinline/btfinline/internal/cframe"
+	"github.com/btfinline/btfinline/internal/sframe"
 )
 
 // The experimental CFrame format of "sframe emit|dump|stats --format

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/spf13/cobra"
 )
 

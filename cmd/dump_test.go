@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/btf"
+	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
-const btfFixtures = "../btf/testdata"
+const btfFixtures = "../internal/btf/testdata"
 
 func runDump(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

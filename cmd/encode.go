@@ -13,8 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/btfinline/btfinline/dwarfsite"
-	"github.com/btfinline/btfinline/encode"
+	"github.com/btfinline/btfinline/internal/dwarfsite"
+	"github.com/btfinline/btfinline/internal/encode"
 	"github.com/spf13/cobra"
 )
 

@@ -9,11 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/btf"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/elfwrite"
+	"github.com/btfinline/btfinline/internal/encode"
 )
 
-func fixturePath(name string) string { return filepath.Join("..", "encode", "testdata", name) }
+func fixturePath(name string) string {
+	return filepath.Join("..", "internal", "encode", "testdata", name)
+}
 
 func runEncodeCmd(args ...string) (int, string) {
 	var stdout, stderr bytes.Buffer
@@ -240,5 +245,17 @@ func TestEncodeBatch(t *testing.T) {
 				t.Errorf("exit %d, message %q; want an error mentioning %q", code, msg, c.want)
 			}
 		})
+	}
+}
+
+// TestEncodeDefaults: encode's flags without values are encode.Defaults,
+// which the lookup chain and the public API encode with.
+func TestEncodeDefaults(t *testing.T) {
+	got, err := (&encodeOptions{langs: defaultLangExclude, probePoint: defaultProbePoint}).options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(encode.Defaults(), got); diff != "" {
+		t.Errorf("encode's default flags are not encode.Defaults (-want +got):\n%s", diff)
 	}
 }

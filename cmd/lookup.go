@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/btfinline/btfinline/internal/debuginfod"
-	"github.com/btfinline/btfinline/ksys"
-	"github.com/btfinline/btfinline/lookup"
+	"github.com/btfinline/btfinline/internal/ksys"
+	"github.com/btfinline/btfinline/internal/lookup"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -48,33 +48,13 @@ FILE wins over all of them.`
 // options builds the lookup.Options of the flags; stderr gets progress
 // unless quiet.
 func (l *lookupFlags) options(stderr io.Writer, sys ksys.System) (lookup.Options, error) {
-	dir := l.cacheDir
-	if dir == "" {
-		d, err := lookup.DefaultCacheDir()
-		if err != nil {
-			return lookup.Options{}, err
-		}
-		dir = d
+	o, c, err := lookup.Standard(sys, l.cacheDir, l.noFetch)
+	if err != nil || l.quiet {
+		return o, err
 	}
-	eo, err := (&encodeOptions{langs: defaultLangExclude, probePoint: defaultProbePoint}).options()
-	if err != nil {
-		return lookup.Options{}, err
-	}
-	o := lookup.Options{Sys: sys, Cache: lookup.Cache{Dir: dir}, Encode: eo}
-	if !l.quiet {
-		o.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "btfinline: "+format+"\n", a...) }
-	}
-	switch c := debuginfod.FromEnv(); {
-	case l.noFetch:
-		o.NoFetch = "not asked (--no-fetch)"
-	case len(c.URLs) == 0:
-		o.NoFetch = "DEBUGINFOD_URLS is not set"
-	default:
-		if !l.quiet {
-			c.Progress = progress(stderr)
-		}
-		o.Fetch = c.Debuginfo
-		o.FetchSize = c.Size
+	o.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "btfinline: "+format+"\n", a...) }
+	if c != nil {
+		c.Progress = progress(stderr)
 	}
 	return o, nil
 }

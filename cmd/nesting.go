@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/kprobe"
-	"github.com/btfinline/btfinline/site"
+	"github.com/btfinline/btfinline/internal/kprobe"
+	"github.com/btfinline/btfinline/internal/site"
 )
 
 // readNesting is the DWARF side of --nesting: the nesting of the inline

@@ -5,9 +5,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/btfinline/btfinline/ksys"
+	"github.com/btfinline/btfinline/internal/ksys"
 
-	"github.com/btfinline/btfinline/resolve"
+	"github.com/btfinline/btfinline/internal/resolve"
 	"github.com/spf13/cobra"
 )
 

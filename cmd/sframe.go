@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/btfinline/btfinline/sframe"
+	"github.com/btfinline/btfinline/internal/sframe"
 )
 
 // sframeOptions are the flags of the sframe subcommands.

@@ -3,9 +3,9 @@ package cmd
 import (
 	"errors"
 
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/dwarfsite"
-	"github.com/btfinline/btfinline/site"
+	"github.com/btfinline/btfinline/internal/arch"
+	"github.com/btfinline/btfinline/internal/dwarfsite"
+	"github.com/btfinline/btfinline/internal/site"
 	"github.com/spf13/cobra"
 )
 

@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/btfinline/btfinline/arch"
-	"github.com/btfinline/btfinline/ksys"
-	"github.com/btfinline/btfinline/lookup"
-	"github.com/btfinline/btfinline/site"
+	"github.com/btfinline/btfinline/internal/arch"
+	"github.com/btfinline/btfinline/internal/ksys"
+	"github.com/btfinline/btfinline/internal/lookup"
+	"github.com/btfinline/btfinline/internal/site"
 
-	"github.com/btfinline/btfinline/resolve"
+	"github.com/btfinline/btfinline/internal/resolve"
 	"github.com/spf13/cobra"
 )
 

@@ -41,21 +41,21 @@ type siteDiffFixture struct {
 }
 
 var siteDiffFixtures = []siteDiffFixture{
-	{name: "encode/kern.elf", path: "encode/testdata/kern.elf"},
-	{name: "encode/kern.a64.elf", path: "encode/testdata/kern.a64.elf"},
-	{name: "encode/mod.ko", path: "encode/testdata/mod.ko", bases: []string{"encode/testdata/kern.elf"}},
-	{name: "resolve/x86_64.elf", path: "resolve/testdata/x86_64.elf"},
-	{name: "resolve/x86_64.o", path: "resolve/testdata/x86_64.o", bases: []string{"resolve/testdata/x86_64.elf"}},
-	{name: "resolve/aarch64.elf", path: "resolve/testdata/aarch64.elf"},
-	{name: "resolve/aarch64.o", path: "resolve/testdata/aarch64.o", bases: []string{"resolve/testdata/aarch64.elf"}},
-	{name: "resolve/patch.elf", path: "resolve/testdata/patch.elf"},
-	{name: "resolve/patch.o", path: "resolve/testdata/patch.o", bases: []string{"resolve/testdata/patch.elf"}},
+	{name: "encode/kern.elf", path: "internal/encode/testdata/kern.elf"},
+	{name: "encode/kern.a64.elf", path: "internal/encode/testdata/kern.a64.elf"},
+	{name: "encode/mod.ko", path: "internal/encode/testdata/mod.ko", bases: []string{"internal/encode/testdata/kern.elf"}},
+	{name: "resolve/x86_64.elf", path: "internal/resolve/testdata/x86_64.elf"},
+	{name: "resolve/x86_64.o", path: "internal/resolve/testdata/x86_64.o", bases: []string{"internal/resolve/testdata/x86_64.elf"}},
+	{name: "resolve/aarch64.elf", path: "internal/resolve/testdata/aarch64.elf"},
+	{name: "resolve/aarch64.o", path: "internal/resolve/testdata/aarch64.o", bases: []string{"internal/resolve/testdata/aarch64.elf"}},
+	{name: "resolve/patch.elf", path: "internal/resolve/testdata/patch.elf"},
+	{name: "resolve/patch.o", path: "internal/resolve/testdata/patch.o", bases: []string{"internal/resolve/testdata/patch.elf"}},
 	{name: "demo", path: "cmd/demo/demo"},
-	{name: "inline/sites-x86_64", path: "dwarfsite/testdata/sites-x86_64", pahole: true},
-	{name: "inline/sites-x86_64-dwarf4", path: "dwarfsite/testdata/sites-x86_64-dwarf4", pahole: true},
-	{name: "inline/sites-x86_64.o", path: "dwarfsite/testdata/sites-x86_64.o", bases: []string{"dwarfsite/testdata/sites-x86_64"}, pahole: true},
-	{name: "inline/sites-aarch64", path: "dwarfsite/testdata/sites-aarch64", pahole: true},
-	{name: "inline/sites-aarch64.o", path: "dwarfsite/testdata/sites-aarch64.o", bases: []string{"dwarfsite/testdata/sites-aarch64"}, pahole: true},
+	{name: "inline/sites-x86_64", path: "internal/dwarfsite/testdata/sites-x86_64", pahole: true},
+	{name: "inline/sites-x86_64-dwarf4", path: "internal/dwarfsite/testdata/sites-x86_64-dwarf4", pahole: true},
+	{name: "inline/sites-x86_64.o", path: "internal/dwarfsite/testdata/sites-x86_64.o", bases: []string{"internal/dwarfsite/testdata/sites-x86_64"}, pahole: true},
+	{name: "inline/sites-aarch64", path: "internal/dwarfsite/testdata/sites-aarch64", pahole: true},
+	{name: "inline/sites-aarch64.o", path: "internal/dwarfsite/testdata/sites-aarch64.o", bases: []string{"internal/dwarfsite/testdata/sites-aarch64"}, pahole: true},
 }
 
 var notraceMark = regexp.MustCompile(` \[notrace: [^]]*\]$`)

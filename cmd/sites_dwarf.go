@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/btfinline/btfinline/arch"
+	"github.com/btfinline/btfinline/internal/arch"
 	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/kprobe"
-	"github.com/btfinline/btfinline/site"
+	"github.com/btfinline/btfinline/internal/kprobe"
+	"github.com/btfinline/btfinline/internal/site"
 
-	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/dwarfsite"
 	"github.com/spf13/cobra"
 )
 

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btfinline/btfinline/dwarfsite"
+	"github.com/btfinline/btfinline/internal/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/kprobe"
 	"github.com/btfinline/btfinline/internal/testutil"
-	"github.com/btfinline/btfinline/kprobe"
 )
 
 // TestSitesDwarfCLI runs "btfinline sites --dwarf" on the x86-64 fixture
@@ -25,7 +25,7 @@ import (
 // fixture's own tables, which has none), with --probe-point entry the
 // entry pcs.
 func TestSitesDwarfCLI(t *testing.T) {
-	const obj = "../dwarfsite/testdata/sites-x86_64"
+	const obj = "../internal/dwarfsite/testdata/sites-x86_64"
 	var out, errb bytes.Buffer
 	for _, tc := range []struct{ golden, flag string }{{".block.golden", "block"}, {".golden", "entry"}, {".block.golden", ""}} {
 		want, err := os.ReadFile(obj + tc.golden)
@@ -65,7 +65,7 @@ func TestSitesDwarfCLI(t *testing.T) {
 	if !strings.Contains(out.String(), `"location":"reg5, reg4","kind":"reg_pair","reg":5,"reg2":4,"reg_name":"%di","reg2_name":"%si"`) {
 		t.Errorf("--json:\n%s", out.String())
 	}
-	if code := run([]string{"sites", "--dwarf", "../dwarfsite/testdata/sites.c"}, &out, &errb); code == 0 {
+	if code := run([]string{"sites", "--dwarf", "../internal/dwarfsite/testdata/sites.c"}, &out, &errb); code == 0 {
 		t.Error("a C source was accepted as an object")
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 	"encoding/json"
 
-	"github.com/btfinline/btfinline/resolve"
+	"github.com/btfinline/btfinline/internal/resolve"
 	"github.com/spf13/cobra"
 )
 

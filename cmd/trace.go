@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/btfinline/btfinline/ksys"
+	"github.com/btfinline/btfinline/internal/ksys"
 
-	"github.com/btfinline/btfinline/resolve"
-	"github.com/btfinline/btfinline/trace"
+	"github.com/btfinline/btfinline/internal/resolve"
+	"github.com/btfinline/btfinline/internal/trace"
 	"github.com/spf13/cobra"
 )
 

@@ -208,6 +208,7 @@ rm -rf "$work"; mkdir -p "$work/root/bin" "$work/root/e2e" "$work/root/"{proc,sy
 root=$work/root
 cp "$busybox" "$root/bin/busybox"
 e2e_go_static "$goarch" "$root/bin/e2e-guest" ./e2e/guest
+e2e_go_static "$goarch" "$root/bin/sitecount" ./examples/sitecount
 ( cd "$here" && go build -o "$work/sitelist" ./e2e/sitelist )
 # The stand-in does not need btfinline: a tree whose btfinline does not
 # build yet still gets its boot, module and kprobe checks.
@@ -338,7 +339,7 @@ e2e_results "$work/console.log" "$work/results.txt"
 awk '/^E2E boot seconds/ { printf "boot %.0f s", $4; sep = ", "; prev = "insmod"; at = $4 }
   /^E2E phase / { if (prev != "") printf "%s%s %.0f s", sep, prev, $5 - at; sep = ", "; prev = $3; at = $5 }
   END { if (sep != "") print "" }' "$work/results.txt" | sed 's/^/e2e: guest phases: /'
-grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|faults|flood)' "$work/results.txt" || true
+grep -E '^E2E (kernel|kaslr|lookup|probes|refused|MISMATCH|UNPAIRED|error|summary|judge [^p]|module|boot|resolve|trace [^r]|trace-line|trace-expect|trace-stack|peer|api|trace-stderr [^b]|TRACE|count|COUNT|attach|overhead|rate|hot|kprobes-left|register|faults|flood)' "$work/results.txt" || true
 fail=""
 # failed REASON: the run fails; every reason is printed at the end.
 failed() { fail="${fail:+$fail; }$1"; log "FAIL: $1"; }
@@ -448,6 +449,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "$arch" = 
 fi
 if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRACE:-1}" != faults ]; then
   while read -r m; do failed "$m"; done < <(e2e_trace_verdict "$work/results.txt")
+  grep -q '^E2E trace-expect api example: last values: ' "$work/results.txt" || failed "no check of the API example (examples/sitecount)"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
   . "$here/e2e/trace.sh"

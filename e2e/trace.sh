@@ -504,3 +504,35 @@ trace_fdlimit() {
 	expect "hard file limit too low: said before attaching" \
 		"$_rc $(grep -c 'places need [0-9]* open files (one per place and 256 more), and the hard limit is 1024: raise it' /tmp/fd.err) $(grep -c . $KP/list)" "1 1 0"
 }
+
+# trace_api_example: examples/sitecount, the public Go API's example,
+# attaches its own BPF program at every inline site of btfi_add3 (two
+# callers) while the module runs every trigger: each site is hit once a
+# trigger, and the arguments of its last hit, computed from the API's
+# fetches and the pt_regs words the program kept, are the last trigger's
+# printk values. E2E_SELFTEST=6 gives it another function's inline BTF
+# file name to break the check: the host must see it fail.
+trace_api_example() {
+	command -v sitecount >/dev/null || { echo "E2E error api example: no sitecount in the guest"; return; }
+	_fn=btfi_add3
+	[ "$E2E_SELFTEST" = 6 ] && _fn=btfi_add3x
+	rm -f /tmp/sc.ready
+	sitecount -inline /e2e/btfi_e2e.inline -ready /tmp/sc.ready btfi_e2e $_fn >/tmp/sc.out 2>/tmp/sc.err &
+	_pid=$!
+	_i=0
+	while [ ! -e /tmp/sc.ready ] && kill -0 $_pid 2>/dev/null && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	dmesg -c >/dev/null
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	kill -INT $_pid 2>/dev/null
+	wait $_pid
+	_rc=$?
+	sed 's/^/E2E api example-said /' /tmp/sc.err | head -5
+	sed 's/^/E2E api example-line /' /tmp/sc.out
+	expect "api example: exit, sites" "$_rc $(grep -c . /tmp/sc.out)" "0 2"
+	expect "api example: hits of each site" "$(sed -n 's/.* hits=\([0-9]*\).*/\1/p' /tmp/sc.out | sort -u | tr '\n' ' ')" "$(echo $E2E_TRIGGERS | wc -w) "
+	# printk's %#llx spells zero "0", Go's %#x "0x0".
+	_want=$(dmesg | sed -n 's/.*btfi: fn=btfi_add3 //p' | tail -n 2 | sort | tr '\n' ';')
+	_got=$(sed 's/^[^ ]* hits=[0-9]* //; s/=0x0\( \|$\)/=0\1/g' /tmp/sc.out | sort | tr '\n' ';')
+	expect "api example: last values" "$_got" "$_want"
+	kprobes_left api-example
+}

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/btfinline/btfinline/cmd"
-	"github.com/btfinline/btfinline/trace"
+	"github.com/btfinline/btfinline/internal/trace"
 )
 
 func main() {

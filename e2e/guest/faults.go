@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	btftrace "github.com/btfinline/btfinline/trace"
+	btftrace "github.com/btfinline/btfinline/internal/trace"
 	"github.com/cilium/ebpf"
 )
 

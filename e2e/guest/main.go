@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/btfinline/btfinline/kprobe"
+	"github.com/btfinline/btfinline/internal/kprobe"
 )
 
 const tracing = "/sys/kernel/tracing"

@@ -34,7 +34,7 @@ var (
 const unknownID = "00112233445566778899aabbccddeeff00112233"
 
 func loadFixture(name string) fixture {
-	p := filepath.Join("..", "..", "resolve", "testdata", name)
+	p := filepath.Join("..", "resolve", "testdata", name)
 	id, _ := fileBuildID(p)
 	return fixture{path: p, id: id}
 }

@@ -17,8 +17,8 @@ import (
 // Makefiles): a linked executable with a build id, a relocatable object
 // and a module.
 var (
-	linked = filepath.Join("..", "..", "resolve", "testdata", "x86_64.elf")
-	rel    = filepath.Join("..", "..", "resolve", "testdata", "x86_64.o")
+	linked = filepath.Join("..", "resolve", "testdata", "x86_64.elf")
+	rel    = filepath.Join("..", "resolve", "testdata", "x86_64.o")
 )
 
 func open(t testing.TB, path string) *File {
@@ -33,7 +33,7 @@ func open(t testing.TB, path string) *File {
 
 func TestOpenErrors(t *testing.T) {
 	for _, c := range []struct{ path, want string }{
-		{filepath.Join("..", "..", "resolve", "testdata", "fixture.c"), "bad magic number"},
+		{filepath.Join("..", "resolve", "testdata", "fixture.c"), "bad magic number"},
 		{filepath.Join("testdata", "nope"), "no such file"},
 		{".", "not a regular file"},
 	} {

@@ -1,0 +1,654 @@
+// Package dedup owns the conversion of DWARF types to BTF against a base
+// chain: given the DWARF type of an inlined function's parameter or return
+// value, it finds the equivalent type already present in the base BTF (the
+// object's .BTF, built by pahole from the same DWARF, so nearly every type
+// is there) and adds to the split BTF only what the base lacks.
+//
+// Equivalence follows libbpf's dedup rules, checked structurally rather
+// than trusted by name: integers and floats by name and size; typedefs,
+// pointers and qualifiers by name and the equivalence of what they refer
+// to; arrays by element count and element; enums (ENUM or ENUM64, either
+// signedness) by size and enumerators; function prototypes by return and
+// parameter types; structs and unions by name, size, member names, bit
+// offsets and bitfield sizes, and the member types, with a DWARF
+// declaration matching the full type or a FWD of the same name. Named
+// structs and unions reached through a pointer are matched by name only
+// (what matters for a prototype is which struct is pointed to, and
+// following every pointer would compare most of the kernel for every
+// parameter); anonymous ones are compared in full. A visited set ends the
+// recursion on cyclic type graphs.
+//
+// DIEs are read lazily with a dwarf.Reader, not through dwarf.Data.Type,
+// whose eager conversion of whole type graphs would cost gigabytes on a
+// vmlinux. Results are cached per DWARF offset, and candidates are tried in
+// id order, so the output is deterministic.
+//
+// It imports btf, internal/idmap, internal/chunk and debug/dwarf; package
+// encode hands it the debug/dwarf view that package dwarfsite loaded.
+package dedup
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"slices"
+
+	"github.com/btfinline/btfinline/internal/btf"
+)
+
+// Error is a DWARF type that could not be converted.
+type Error struct {
+	Offset dwarf.Offset // of the DIE
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("dedup: DWARF type at %#x: %s", uint64(e.Offset), e.Msg)
+}
+
+// Converter maps DWARF types of one object to BTF ids in the chain of dst.
+// It is not safe for concurrent use; the Index of the base chain it reads
+// may be shared.
+type Converter struct {
+	d   *dwarf.Data
+	r   Reader
+	dst *btf.Spec
+	// newReader makes the readers of c and of its probes (SetReaders).
+	newReader func() Reader
+
+	cache  map[dwarf.Offset]btf.TypeID
+	busy   map[dwarf.Offset]bool // being converted
+	failed map[dwarf.Offset]error
+	dies   map[dwarf.Offset]*die
+	// load's children: read into kidScratch, then kept in kidChunk, from
+	// which the DIEs' child slices are cut (one allocation for many).
+	kidScratch, kidChunk []child
+	eqMemo               map[pair]bool
+	pending              []btf.Type // ids first .. first+len-1, added by Commit
+	first                btf.TypeID
+
+	// layers are the tables of the base chain, root first, and last own:
+	// those of dst's own types and of the pending ones.
+	layers   []*tables
+	own      tables
+	intName  uint32
+	sizeName uint32
+	index    btf.TypeID // array index type
+
+	added       int
+	unsupported int
+
+	// probe: a Converter of Prefetch's, which finds and never adds (nor
+	// adds strings): a type that would need a new one fails with
+	// errNeedsNew, and nothing is cached for it or what contains it.
+	probe  bool
+	voided map[dwarf.Offset]bool // probe: offsets mapped to void
+}
+
+// Reader is what the converter reads DIEs with: a *dwarf.Reader of its
+// dwarf.Data, or a reader that gives the same entries (an entry need stay
+// valid only until the next call).
+type Reader interface {
+	Seek(dwarf.Offset)
+	Next() (*dwarf.Entry, error)
+	SkipChildren()
+}
+
+// Attrs are the attributes the converter reads of a DIE (a Reader may
+// leave the others out of its entries).
+var Attrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrByteSize, dwarf.AttrType, dwarf.AttrDeclaration,
+	dwarf.AttrEncoding, dwarf.AttrConstValue, dwarf.AttrCount, dwarf.AttrUpperBound, dwarf.AttrLowerBound,
+	dwarf.AttrBitSize, dwarf.AttrDataBitOffset, dwarf.AttrDataMemberLoc, dwarf.AttrBitOffset}
+
+// SetReaders makes c (and the probes of its Prefetch) read DIEs with
+// readers from newReader instead of dwarf.Readers; each is used by one
+// goroutine. Nothing converted changes.
+func (c *Converter) SetReaders(newReader func() Reader) {
+	c.newReader = newReader
+	c.r = newReader()
+}
+
+type pair struct {
+	off dwarf.Offset
+	id  btf.TypeID
+}
+
+// New returns a Converter for the DWARF d adding to dst (a split Spec whose
+// base chain holds the object's BTF). The base chain is indexed for it;
+// NewOn shares an Index among Converters.
+func New(d *dwarf.Data, dst *btf.Spec) *Converter {
+	var base *Index
+	if dst.Base() != nil {
+		base = IndexChain(dst.Base())
+	}
+	return NewOn(d, dst, base)
+}
+
+// NewOn is New with base, the Index of dst.Base() (nil when dst has no
+// base), built once and shared.
+func NewOn(d *dwarf.Data, dst *btf.Spec, base *Index) *Converter {
+	if (base == nil) != (dst.Base() == nil) || base != nil && base.spec != dst.Base() {
+		panic("dedup: NewOn: the Index is not of the Spec's base")
+	}
+	c := &Converter{d: d, dst: dst,
+		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
+		first: dst.NextID()}
+	if d != nil {
+		c.r = d.Reader()
+	}
+	for x := base; x != nil; x = x.parent {
+		c.layers = append(c.layers, &x.tables)
+	}
+	slices.Reverse(c.layers)
+	c.own.init(dst.FirstID(), len(dst.Types()))
+	c.layers = append(c.layers, &c.own)
+	c.intName, _ = dst.FindString("int")
+	c.sizeName, _ = dst.FindString("__ARRAY_SIZE_TYPE__")
+	for _, l := range c.layers[:len(c.layers)-1] {
+		if l.arraySize != 0 {
+			c.index = l.arraySize
+		} else if c.index == 0 && l.firstInt != 0 {
+			c.index = l.firstInt
+		}
+	}
+	id := dst.FirstID()
+	for i := range dst.Types() {
+		c.register(id+btf.TypeID(i), &dst.Types()[i])
+	}
+	return c
+}
+
+// Added returns the number of types the Converter added (or will add on
+// Commit) because the base chain has no equivalent.
+func (c *Converter) Added() int { return c.added }
+
+// Commit adds the new types to dst, in the ids TypeID handed out.
+func (c *Converter) Commit() error {
+	for i, t := range c.pending {
+		want := c.first + btf.TypeID(i)
+		id, err := c.dst.Add(t)
+		if err != nil {
+			return err
+		}
+		if id != want {
+			return fmt.Errorf("dedup: type added as [%d], expected [%d]: something else added types to the Spec", id, want)
+		}
+	}
+	c.first += btf.TypeID(len(c.pending))
+	c.pending = c.pending[:0]
+	return nil
+}
+
+// register adds one of dst's own types, or a pending one, to the own
+// tables.
+func (c *Converter) register(id btf.TypeID, t *btf.Type) {
+	c.own.register(id, t, c.dst, c.intName, c.sizeName)
+	if t.Kind() == btf.KindInt {
+		n := c.dst.CanonicalString(t.NameOff)
+		if n != 0 && (n == c.intName && c.index == 0 || n == c.sizeName) {
+			c.index = id
+		}
+	}
+}
+
+// lookup returns the ids under key (of the named map, or the other) that
+// ok accepts, layer by layer, in the order they were registered; with
+// first only the first of them.
+func (c *Converter) lookup(named bool, key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
+	var out []btf.TypeID
+	for _, l := range c.layers {
+		m := l.m
+		if named {
+			m = l.named
+		}
+		m.Each(key, func(id uint32) bool {
+			if t, err := c.typeByID(btf.TypeID(id)); err == nil && ok(t) {
+				out = append(out, btf.TypeID(id))
+			}
+			return !first || len(out) == 0
+		})
+		if first && len(out) > 0 {
+			break
+		}
+	}
+	return out
+}
+
+func (c *Converter) lookupFirst(key uint64, ok func(*btf.Type) bool) (btf.TypeID, bool) {
+	if ids := c.lookup(false, key, true, ok); len(ids) > 0 {
+		return ids[0], true
+	}
+	return 0, false
+}
+
+// named returns the ids of the types of kind k named name, ascending.
+func (c *Converter) named(k btf.Kind, name string) []btf.TypeID {
+	off, ok := c.dst.FindString(name)
+	if !ok {
+		return nil
+	}
+	return c.lookup(true, namedKey(k, off), false, func(t *btf.Type) bool {
+		tk := t.Kind()
+		if tk == btf.KindEnum64 {
+			tk = btf.KindEnum
+		}
+		return tk == k && c.dst.CanonicalString(t.NameOff) == off
+	})
+}
+
+// anonymous returns the ids of the anonymous structs, unions or enums of
+// kind k with this size, member count and first member name, ascending.
+func (c *Converter) anonymous(k btf.Kind, size uint32, vlen int, first string) []btf.TypeID {
+	off, ok := c.dst.FindString(first)
+	if !ok {
+		return nil
+	}
+	return c.lookup(false, anonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
+		tk := t.Kind()
+		if tk == btf.KindEnum64 {
+			tk = btf.KindEnum
+		}
+		return tk == k && c.dst.CanonicalString(t.NameOff) == 0 && t.SizeType == size && t.Vlen() == vlen && firstName(c.dst, t) == off
+	})
+}
+
+// ref finds the first PTR, CONST, VOLATILE, RESTRICT or TYPEDEF to target
+// with this name ("" for all but TYPEDEF).
+func (c *Converter) ref(k btf.Kind, target btf.TypeID, name string) (btf.TypeID, bool) {
+	off, ok := c.dst.FindString(name)
+	if !ok {
+		return 0, false
+	}
+	return c.lookupFirst(refKey(k, target, off), func(t *btf.Type) bool {
+		return t.Kind() == k && btf.TypeID(t.SizeType) == target && c.dst.CanonicalString(t.NameOff) == off
+	})
+}
+
+func (c *Converter) array(elem btf.TypeID, n uint32) (btf.TypeID, bool) {
+	return c.lookupFirst(arrayKey(elem, n), func(t *btf.Type) bool {
+		if t.Kind() != btf.KindArray {
+			return false
+		}
+		e, _, tn := t.Array()
+		return e == elem && tn == n
+	})
+}
+
+// proto finds the first FUNC_PROTO of t's return and parameter types,
+// with named or unnamed parameters.
+func (c *Converter) proto(t *btf.Type, named bool) (btf.TypeID, bool) {
+	sh := shapeOf(t)
+	sh.named = named
+	return c.lookupFirst(sh.key(), func(o *btf.Type) bool {
+		return o.Kind() == btf.KindFuncProto && shapeOf(o).equal(sh)
+	})
+}
+
+// typeByID sees pending types as well as the chain's.
+func (c *Converter) typeByID(id btf.TypeID) (*btf.Type, error) {
+	if id >= c.first && int(id-c.first) < len(c.pending) {
+		return &c.pending[id-c.first], nil
+	}
+	return c.dst.TypeByID(id)
+}
+
+// reserve hands out the id of a new type whose record is filled in later
+// (set), so that cycles through it resolve to it.
+func (c *Converter) reserve() btf.TypeID {
+	c.pending = append(c.pending, btf.Type{})
+	c.added++
+	return c.first + btf.TypeID(len(c.pending)-1)
+}
+
+func (c *Converter) set(id btf.TypeID, t btf.Type) {
+	c.pending[id-c.first] = t
+	c.register(id, &c.pending[id-c.first])
+}
+
+func (c *Converter) newType(t btf.Type) btf.TypeID {
+	id := c.reserve()
+	c.set(id, t)
+	return id
+}
+
+// TypeID returns the id of the BTF type equivalent to the DWARF type at
+// off, reserving new types for what the base chain lacks. Offset 0 is void.
+func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
+	return c.convert(off, 0)
+}
+
+const maxDepth = 256
+
+func (c *Converter) convert(off dwarf.Offset, depth int) (btf.TypeID, error) {
+	if off == 0 {
+		return 0, nil
+	}
+	if id, ok := c.cache[off]; ok {
+		return id, nil
+	}
+	if err, ok := c.failed[off]; ok {
+		return 0, err
+	}
+	if depth > maxDepth {
+		return 0, &Error{off, "type nesting too deep"}
+	}
+	// Only structs and unions may be reached again while being
+	// converted (they reserve their id first); anything else coming
+	// back is a cycle that no C type has.
+	if c.busy[off] {
+		// A pointer reached again through its own pointee: gcc 14 gives
+		// struct sdw_bus one pointer DIE for its users and for the
+		// parameter of its member int (*compute_params)(struct sdw_bus *).
+		// The struct has its id reserved by now: point at it.
+		if d, err := c.die(off); err == nil && d.tag == dwarf.TagPointerType {
+			if tgt, ok := c.cache[d.typ]; ok {
+				if c.probe {
+					return 0, errNeedsNew
+				}
+				return c.newType(btf.NewPtr(tgt)), nil
+			}
+		}
+		return 0, &Error{off, "type refers to itself"}
+	}
+	c.busy[off] = true
+	defer delete(c.busy, off)
+	d, err := c.die(off)
+	if err == nil {
+		var id btf.TypeID
+		if id, err = c.convertDIE(d, depth); err == nil {
+			c.cache[off] = id
+			return id, nil
+		}
+	}
+	c.failed[off] = err
+	return 0, err
+}
+
+func (c *Converter) convertDIE(d *die, depth int) (btf.TypeID, error) {
+	switch d.tag {
+	case dwarf.TagBaseType:
+		k := btf.KindInt
+		if d.enc == encFloat {
+			k = btf.KindFloat
+		}
+		// pahole without the "float" feature writes floats as INTs
+		// without encoding: both stand for the DWARF float.
+		cands := c.named(k, d.name)
+		if k == btf.KindFloat {
+			cands = append(slices.Clone(cands), c.named(btf.KindInt, d.name)...)
+		}
+		for _, id := range cands {
+			if t, err := c.typeByID(id); err == nil && int64(t.SizeType) == d.size {
+				return id, nil
+			}
+		}
+		if d.size <= 0 || d.size > 16 {
+			return 0, &Error{d.off, fmt.Sprintf("base type %q has size %d", d.name, d.size)}
+		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
+		if k == btf.KindFloat {
+			return c.newType(btf.NewFloat(c.dst.AddString(d.name), uint32(d.size))), nil
+		}
+		var enc btf.IntEncoding
+		switch d.enc {
+		case encSigned:
+			enc = btf.IntSigned
+		case encSignedChar:
+			enc = btf.IntSigned // like pahole; the kernel allows one encoding bit
+		case encBoolean:
+			enc = btf.IntBool
+		}
+		return c.newType(btf.NewInt(c.dst.AddString(d.name), uint32(d.size), enc, 0, uint8(8*d.size))), nil
+
+	case dwarf.TagUnspecifiedType:
+		return 0, nil
+
+	case tagAtomic:
+		return c.convert(d.typ, depth+1)
+
+	case dwarf.TagPointerType, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagTypedef:
+		k := refKind(d.tag)
+		tgt, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		name := ""
+		if k == btf.KindTypedef {
+			name = d.name
+		}
+		if id, ok := c.ref(k, tgt, name); ok {
+			return id, nil
+		}
+		if k == btf.KindTypedef {
+			// A typedef of another copy of an equivalent type.
+			for _, id := range c.named(btf.KindTypedef, name) {
+				if c.equiv(d.off, id) {
+					return id, nil
+				}
+			}
+		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
+		var t btf.Type
+		switch k {
+		case btf.KindPtr:
+			t = btf.NewPtr(tgt)
+		case btf.KindConst:
+			t = btf.NewConst(tgt)
+		case btf.KindVolatile:
+			t = btf.NewVolatile(tgt)
+		case btf.KindRestrict:
+			t = btf.NewRestrict(tgt)
+		default:
+			t = btf.NewTypedef(c.dst.AddString(name), tgt)
+		}
+		return c.newType(t), nil
+
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
+		return c.convertStruct(d, depth)
+
+	case dwarf.TagEnumerationType:
+		return c.convertEnum(d)
+
+	case dwarf.TagArrayType:
+		elem, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		dims := d.dims()
+		if n := product(dims); len(dims) > 1 && n <= 1<<32-1 {
+			if id, ok := c.array(elem, uint32(n)); ok {
+				return id, nil // pahole's flattened form
+			}
+		}
+		for i := len(dims) - 1; i >= 0; i-- {
+			if id, ok := c.array(elem, dims[i]); ok {
+				elem = id
+				continue
+			}
+			if c.probe {
+				return 0, errNeedsNew
+			}
+			elem = c.newType(btf.NewArray(elem, c.indexType(), dims[i]))
+		}
+		return elem, nil
+
+	case dwarf.TagSubroutineType:
+		ret, err := c.convert(d.typ, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		var params []btf.Param
+		for _, ch := range d.children {
+			switch ch.tag {
+			case dwarf.TagFormalParameter:
+				pt, err := c.convert(ch.typ, depth+1)
+				if err != nil {
+					return 0, err
+				}
+				params = append(params, btf.Param{Type: pt})
+			case dwarf.TagUnspecifiedParameters:
+				params = append(params, btf.Param{})
+			}
+		}
+		t := btf.NewFuncProto(ret, params)
+		if id, ok := c.proto(&t, false); ok {
+			return id, nil
+		}
+		if id, ok := c.proto(&t, true); ok {
+			return id, nil
+		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
+		return c.newType(t), nil
+	}
+	// A type BTF cannot describe (C++ or Rust constructs, GNU
+	// extensions): void, as pahole does for types it does not know.
+	c.unsupported++
+	if c.probe {
+		c.voided[d.off] = true
+	}
+	return 0, nil
+}
+
+// Unsupported returns the number of DWARF types that BTF cannot describe
+// and that were mapped to void.
+func (c *Converter) Unsupported() int { return c.unsupported }
+
+func refKind(tag dwarf.Tag) btf.Kind {
+	switch tag {
+	case dwarf.TagPointerType:
+		return btf.KindPtr
+	case dwarf.TagConstType:
+		return btf.KindConst
+	case dwarf.TagVolatileType:
+		return btf.KindVolatile
+	case dwarf.TagRestrictType:
+		return btf.KindRestrict
+	}
+	return btf.KindTypedef
+}
+
+func (c *Converter) indexType() btf.TypeID {
+	if c.index == 0 {
+		c.index = c.newType(btf.NewInt(c.dst.AddString("__ARRAY_SIZE_TYPE__"), 4, 0, 0, 32))
+	}
+	return c.index
+}
+
+func structKind(tag dwarf.Tag) btf.Kind {
+	if tag == dwarf.TagUnionType {
+		return btf.KindUnion
+	}
+	return btf.KindStruct
+}
+
+func (c *Converter) convertStruct(d *die, depth int) (btf.TypeID, error) {
+	k := structKind(d.tag)
+	union := k == btf.KindUnion
+	if d.decl {
+		for _, id := range c.named(k, d.name) {
+			return id, nil
+		}
+		for _, id := range c.named(btf.KindFwd, d.name) {
+			if t, err := c.typeByID(id); err == nil && t.KindFlag() == union {
+				return id, nil
+			}
+		}
+		if c.probe {
+			return 0, errNeedsNew
+		}
+		return c.newType(btf.NewFwd(c.dst.AddString(d.name), union)), nil
+	}
+	var cands []btf.TypeID
+	if d.name != "" {
+		cands = c.named(k, d.name)
+	} else {
+		cands = c.anonymous(k, uint32(d.size), len(d.members()), d.firstMemberName())
+	}
+	for _, id := range cands {
+		if c.equiv(d.off, id) {
+			return id, nil
+		}
+	}
+	if c.probe {
+		return 0, errNeedsNew
+	}
+	// New: reserve first, members may point back here.
+	id := c.reserve()
+	c.cache[d.off] = id
+	// A member that cannot be converted fails the struct, but its id is
+	// handed out and may be referred to already (a cycle): it becomes an
+	// empty struct of the same kind, a valid type nothing else takes for
+	// this one (equiv compares members), so that the rest still commits.
+	abandon := func(err error) (btf.TypeID, error) {
+		size := uint32(0)
+		if d.size > 0 && d.size <= 1<<32-1 {
+			size = uint32(d.size)
+		}
+		c.set(id, btf.NewStruct(c.dst.AddString(d.name), size, nil, union))
+		delete(c.cache, d.off)
+		return 0, err
+	}
+	var ms []btf.Member
+	for _, m := range d.members() {
+		mt, err := c.convert(m.typ, depth+1)
+		if err != nil {
+			return abandon(err)
+		}
+		off := uint32(m.bitOff)
+		if m.bitSize != 0 {
+			off = uint32(m.bitSize)<<24 | uint32(m.bitOff)&0xffffff
+		}
+		ms = append(ms, btf.Member{NameOff: c.dst.AddString(m.name), Type: mt, Offset: off})
+	}
+	if d.size < 0 || d.size > 1<<32-1 {
+		return abandon(&Error{d.off, "struct without a valid size"})
+	}
+	t := btf.NewStruct(c.dst.AddString(d.name), uint32(d.size), ms, union)
+	c.set(id, t)
+	return id, nil
+}
+
+func (c *Converter) convertEnum(d *die) (btf.TypeID, error) {
+	var cands []btf.TypeID
+	if d.name != "" {
+		cands = c.named(btf.KindEnum, d.name)
+	} else {
+		cands = c.anonymous(btf.KindEnum, uint32(d.size), len(d.enumerators()), d.firstEnumName())
+	}
+	for _, id := range cands {
+		if c.equiv(d.off, id) {
+			return id, nil
+		}
+	}
+	if c.probe {
+		return 0, errNeedsNew
+	}
+	signed := false
+	if d.typ != 0 {
+		if u, err := c.die(d.typ); err == nil {
+			for u.tag == dwarf.TagTypedef || u.tag == dwarf.TagConstType {
+				if u, err = c.die(u.typ); err != nil || u == nil {
+					break
+				}
+			}
+			signed = u != nil && (u.enc == encSigned || u.enc == encSignedChar)
+		}
+	}
+	size := d.size
+	if size <= 0 {
+		size = 4
+	}
+	var vals []btf.EnumValue
+	for _, e := range d.enumerators() {
+		vals = append(vals, btf.EnumValue{NameOff: c.dst.AddString(e.name), Value: e.value})
+	}
+	return c.newType(btf.NewEnum(c.dst.AddString(d.name), uint32(size), vals, signed)), nil
+}
+
+// Resolved returns the number of distinct DWARF types converted so far.
+func (c *Converter) Resolved() int { return len(c.cache) }

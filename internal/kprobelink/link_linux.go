@@ -1,0 +1,96 @@
+//go:build linux
+
+package kprobelink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
+)
+
+// PMU is the kernel's kprobe event source.
+type PMU struct{ typ uint32 }
+
+// OpenPMU reads the type of the kprobe PMU.
+func OpenPMU() (*PMU, error) {
+	const p = "/sys/bus/event_source/devices/kprobe/type"
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errors.New("the kernel has no kprobe PMU (" + p + "): it needs CONFIG_KPROBES and CONFIG_KPROBE_EVENTS (Linux 4.17 or later)")
+		}
+		return nil, err
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q", p, b)
+	}
+	return &PMU{uint32(v)}, nil
+}
+
+// Attach puts the program prog (a file descriptor) at the kernel address
+// addr with cookie, and returns the link's file descriptor; the error is
+// the kernel's refusal.
+func (p *PMU) Attach(prog int, addr, cookie uint64) (int, error) {
+	attr := unix.PerfEventAttr{
+		Type: p.typ,
+		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Ext1: 0,    // kprobe_func: none
+		Ext2: addr, // kprobe_addr
+	}
+	pfd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	lfd, err := linkCreate(prog, pfd, cookie)
+	// The link holds the perf event; its fd is not needed any more.
+	unix.Close(pfd)
+	if err != nil {
+		return -1, fmt.Errorf("BPF link: %w", err)
+	}
+	return lfd, nil
+}
+
+// linkCreate attaches prog to a perf event with a cookie. cilium/ebpf
+// creates such links only inside link.Kprobe, which takes a symbol name.
+func linkCreate(prog, perf int, cookie uint64) (int, error) {
+	const (
+		bpfLinkCreate = 28
+		bpfPerfEvent  = 41
+	)
+	attr := struct {
+		progFD, targetFD, attachType, flags uint32
+		cookie                              uint64
+		_                                   [16]byte
+	}{uint32(prog), uint32(perf), bpfPerfEvent, 0, cookie, [16]byte{}}
+	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfLinkCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// CloseAll closes links from many goroutines: each close waits for RCU
+// grace periods in the kernel, and concurrent closes share them.
+func CloseAll(fds []int) {
+	_ = Parallel(len(fds), 64, func(i int) error { unix.Close(fds[i]); return nil })
+}
+
+// Parallel runs fn(0) ... fn(n-1) on at most workers goroutines and
+// returns the first error; once one fails, the calls not yet started are
+// not made.
+func Parallel(n, workers int, fn func(i int) error) error {
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(workers)
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		g.Go(func() error { return fn(i) })
+	}
+	return g.Wait()
+}

@@ -1,0 +1,71 @@
+//go:build linux
+
+package trace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/btfinline/btfinline/internal/ksys"
+)
+
+// TestWatchModules: a module whose /sys/module entry goes, or whose text
+// moves (removed and loaded again between two looks), is sent once; one
+// that stays is not.
+func TestWatchModules(t *testing.T) {
+	root := t.TempDir()
+	text := func(m, addr string) string {
+		p := filepath.Join(root, "sys/module", m, "sections/.text")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(addr+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	text("gone", "0xffffffffc0100000")
+	moved := text("moved", "0xffffffffc0200000")
+	text("stays", "0xffffffffc0300000")
+	sys := ksys.System{Root: root}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := watchModules(ctx, sys, map[string]*tracedModule{
+		"gone": {[]int{0}, 0xffffffffc0100000}, "moved": {[]int{1}, 0xffffffffc0200000}, "stays": {[]int{2}, 0xffffffffc0300000}})
+	os.RemoveAll(filepath.Join(root, "sys/module/gone"))
+	os.WriteFile(moved, []byte("0xffffffffc0400000\n"), 0o644)
+	got := map[string]int{}
+	deadline := time.After(10 * modulePoll)
+	for len(got) < 2 {
+		select {
+		case m := <-ch:
+			got[m]++
+		case <-deadline:
+			t.Fatalf("sent %v, want gone and moved", got)
+		}
+	}
+	select {
+	case m := <-ch:
+		t.Fatalf("%s sent again (got %v)", m, got)
+	case <-time.After(4 * modulePoll):
+	}
+	if got["gone"] != 1 || got["moved"] != 1 {
+		t.Fatalf("sent %v", got)
+	}
+}
+
+// TestModulePollDocumented: docs/trace.md says how often trace looks.
+func TestModulePollDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/trace.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("every %d ms", modulePoll.Milliseconds()); !strings.Contains(string(b), want) {
+		t.Errorf("docs/trace.md does not say %q", want)
+	}
+}

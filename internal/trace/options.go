@@ -1,0 +1,58 @@
+package trace
+
+import (
+	"io"
+	"time"
+
+	"github.com/btfinline/btfinline/internal/ksys"
+)
+
+// Options is one "btfinline trace" run.
+type Options struct {
+	Probes []Probe
+	// Sources: FILE and its -B chain, on the running kernel's addresses;
+	// else the running kernel's /sys/kernel/btf, with Inline naming
+	// .BTF.inline files for objects it has none for (the object is the
+	// file's name without ".inline": vmlinux.inline, fuse.inline).
+	File   string
+	Bases  []string
+	Inline []string
+	Sys    ksys.System
+
+	JSON     bool
+	Filter   string
+	Count    bool
+	Hist     string // argument to histogram
+	By       string // aggregation key: "function" (default), "caller" or "site"
+	Interval time.Duration
+	Duration time.Duration
+	PID      int
+	Stack    bool
+	Hex      bool // integers in hex
+	// RingSize is the ring buffer's size in bytes (a power of 2 of at
+	// least a page); 0: 8 MiB.
+	RingSize int
+	// Verbose lists every place that is not attached, with its reason.
+	Verbose  bool
+	Out, Err io.Writer
+	// KeepOptprobes leaves kprobe jump optimization on while attaching
+	// and detaching PauseOptprobesAt or more places (see pauseOptprobes).
+	KeepOptprobes bool
+	// Attached, if set, is called once every site is attached, with the
+	// time attaching took (tests and the e2e harness).
+	Attached func(sites int, took time.Duration)
+}
+
+// PauseOptprobesAt is the number of places from which attaching pauses
+// kprobe jump optimization.
+const PauseOptprobesAt = 64
+
+func (o *Options) mode() Mode {
+	switch {
+	case o.Hist != "":
+		return ModeHist
+	case o.Count:
+		return ModeCount
+	}
+	return ModeEvents
+}

@@ -1,0 +1,336 @@
+//go:build linux
+
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/btfinline/btfinline/internal/kprobelink"
+	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
+)
+
+// attachWorkers attach sites concurrently: registering a kprobe takes the
+// kernel's kprobe_mutex, but opening the perf event and creating the link
+// around it do not.
+const attachWorkers = 4
+
+// fdReserve is what a run needs beside one link fd per site: the maps,
+// programs, ring buffer, BTF and the process' own files.
+const fdReserve = 256
+
+// raiseFileLimit makes room for one link fd per site: the soft limit is
+// raised as far as needed, up to the hard limit. A hard limit too low for
+// n sites is an error before anything is attached, rather than EMFILE
+// half way through.
+func raiseFileLimit(n int) error {
+	need := uint64(n + fdReserve)
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &l); err != nil || l.Cur >= need {
+		return nil
+	}
+	if unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: need, Max: max(l.Max, need)}) == nil {
+		return nil
+	}
+	if l.Max >= need {
+		if unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: need, Max: l.Max}) == nil {
+			return nil
+		}
+	}
+	return fileLimitError(n, l.Max)
+}
+
+func fileLimitError(n int, hard uint64) error {
+	return fmt.Errorf("%d places need %d open files (one per place and %d more), and the hard limit is %d: raise it (ulimit -Hn %d as root, or LimitNOFILE= in a systemd unit), or trace fewer places",
+		n, n+fdReserve, fdReserve, hard, n+fdReserve)
+}
+
+// traceRun is one run on the kernel, in four phases: attach, the event
+// loop, detach and drain, and the report.
+type traceRun struct {
+	pl  *plan
+	o   Options
+	k   *kernel
+	opt *optGuard
+	// pause: the run pauses kprobe jump optimization while it attaches
+	// and detaches.
+	pause    bool
+	attached []bool
+	natt     int // places attached
+	live     int // of those, places not gone with their module
+	pr       *printer
+	rd       *ringbuf.Reader // ModeEvents only
+	mods     map[string]*tracedModule
+	// The totals at the last interval, for --interval's differences.
+	prevCounts, prevHist []uint64
+}
+
+func run(ctx context.Context, pl *plan, o Options) error {
+	skips := newSkips(o.Err, o.Verbose)
+	var todo []int
+	for i, s := range pl.sites {
+		if s.refused != "" {
+			skips.add(pl.probes[s.probe].probe.Func, placeName(s), s.refused)
+			continue
+		}
+		todo = append(todo, i)
+	}
+	if len(todo) == 0 {
+		return errors.New("no place of the probes can take a kprobe")
+	}
+	var syms *ksyms
+	if o.Stack {
+		var err error
+		if syms, err = loadKsyms(o.Sys); err != nil {
+			return err
+		}
+	}
+	// A run killed with its watchdog left the sysctl paused: the first
+	// run after it puts it back.
+	if msg, err := (optStore{o.Sys.Root}).recoverStale(); err != nil {
+		fmt.Fprintf(o.Err, "btfinline trace: %v\n", err)
+	} else if msg != "" {
+		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
+	}
+	if err := raiseFileLimit(len(todo)); err != nil {
+		return err
+	}
+	k, err := newKernel(pl, o.RingSize)
+	if err != nil {
+		return err
+	}
+	defer k.close()
+	s := &traceRun{pl: pl, o: o, k: k, opt: newOptGuard(o.Sys),
+		pause: len(todo) >= PauseOptprobesAt && !o.KeepOptprobes}
+	defer func() {
+		if err := s.opt.close(); err != nil {
+			fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
+		}
+	}()
+	if err := s.attach(todo, skips); err != nil {
+		return err
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	s.pr = newPrinter(pl, o, syms)
+	s.pr.header()
+	s.pr.w.Flush()
+	if pl.mode == ModeEvents {
+		if s.rd, err = ringbuf.NewReader(k.ring); err != nil {
+			return err
+		}
+		defer s.rd.Close()
+	}
+	loopErr := s.loop(ctx)
+	return s.finish(loopErr)
+}
+
+// attach attaches the places todo, says which the kernel refused, and
+// fails when it refused all, or when a missing permission or file
+// descriptor would refuse every place.
+func (s *traceRun) attach(todo []int, skips *skips) error {
+	pl, n := s.pl, len(s.pl.sites)
+	if s.pause {
+		switch paused, err := s.opt.pause(); {
+		case paused:
+			fmt.Fprintf(s.o.Err, "btfinline trace: kprobe jump optimization paused while attaching %d places (%s)\n", len(todo), optprobesSysctl)
+		case err != nil:
+			fmt.Fprintf(s.o.Err, "btfinline trace: kprobe jump optimization left on: %v\n", err)
+		}
+	}
+	start := time.Now()
+	s.attached = make([]bool, n)
+	refusals := make([]error, n)
+	fatal := kprobelink.Parallel(len(todo), attachWorkers, func(j int) error {
+		i := todo[j]
+		if err := s.k.attach(pl, i); err != nil {
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
+				return err
+			}
+			refusals[i] = err
+			return nil
+		}
+		s.attached[i] = true
+		return nil
+	})
+	took := time.Since(start)
+	if err := s.opt.resume(); err != nil {
+		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
+	}
+	if fatal != nil {
+		return explain("attaching a kprobe", fatal)
+	}
+	for i, ok := range s.attached {
+		if ok {
+			s.natt++
+			continue
+		}
+		if err := refusals[i]; err != nil {
+			site := pl.sites[i]
+			skips.add(pl.probes[site.probe].probe.Func, fmt.Sprintf("%s (%#x)", placeName(site), site.place.Addr), "the kernel refused the kprobe: "+err.Error())
+		}
+	}
+	skips.summary()
+	if s.natt == 0 {
+		return errors.New("the kernel refused every place")
+	}
+	s.live = s.natt
+	fmt.Fprintf(s.o.Err, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
+	if s.o.Attached != nil {
+		s.o.Attached(s.natt, took)
+	}
+	return nil
+}
+
+// interval prints what --interval prints: the event and loss totals, or
+// the counts or histograms since the last interval.
+func (s *traceRun) interval() {
+	pl, k, pr, n := s.pl, s.k, s.pr, len(s.pl.sites)
+	if pl.mode == ModeEvents {
+		fmt.Fprintf(s.o.Err, "%s: %d events, %d lost\n", time.Now().Format("15:04:05"), pr.lines, k.lost())
+		return
+	}
+	title := time.Now().Format("15:04:05")
+	if pl.mode == ModeCount {
+		pr.printCounts(since(&s.prevCounts, k.counters(n)), s.attached, title)
+	} else {
+		pr.printHists(since(&s.prevHist, k.histograms(n)), s.attached, title+" ")
+	}
+	pr.w.Flush()
+}
+
+// since returns the totals cur less those of the last interval, *prev,
+// and keeps cur there for the next.
+func since(prev *[]uint64, cur []uint64) []uint64 {
+	d := slices.Clone(cur)
+	for i, p := range *prev {
+		d[i] -= p
+	}
+	*prev = cur
+	return d
+}
+
+// moduleGone detaches the places of a traced module that was removed,
+// says so, and reports whether no place is left.
+func (s *traceRun) moduleGone(m string) bool {
+	s.live -= s.k.detach(s.mods[m].sites)
+	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(s.mods[m].sites), s.live)
+	return s.live == 0
+}
+
+// loop prints events (or waits, for counts and histograms) until ctx
+// ends, every traced place is gone with its module, or output fails.
+func (s *traceRun) loop(ctx context.Context) error {
+	var tick <-chan time.Time
+	if s.o.Interval > 0 {
+		t := time.NewTicker(s.o.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	// A traced module that is removed takes its places with it: they are
+	// detached and said, and the rest go on; with none left, the run ends
+	// as at its end.
+	s.mods = moduleSites(s.pl, s.attached, s.o.Sys)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	gone := watchModules(wctx, s.o.Sys, s.mods)
+	// other handles what is not an event: the end, an interval, a module
+	// gone; true ends the loop. Without wait it returns at once when none
+	// is pending: only this goroutine receives from the channels, so one
+	// that is ready stays ready for the select.
+	other := func(wait bool) bool {
+		if !wait && ctx.Err() == nil && len(tick) == 0 && len(gone) == 0 {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return true
+		case <-tick:
+			s.interval()
+			return false
+		case m := <-gone:
+			return s.moduleGone(m)
+		}
+	}
+	if s.rd == nil {
+		for !other(true) {
+		}
+		return nil
+	}
+	var rec ringbuf.Record
+	for {
+		s.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		err := s.rd.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := s.pr.event(rec.RawSample); err != nil {
+				return err
+			}
+			if rec.Remaining == 0 {
+				s.pr.w.Flush()
+			}
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.pr.w.Flush()
+		default:
+			return err
+		}
+		if other(false) {
+			return nil
+		}
+	}
+}
+
+// finish detaches every place first, so that nothing is sent any more,
+// then drains the ring buffer and prints the totals; loopErr is the
+// loop's error, which a drain does not follow.
+func (s *traceRun) finish(loopErr error) error {
+	pl, k, pr, n := s.pl, s.k, s.pr, len(s.pl.sites)
+	t0 := time.Now()
+	if s.pause {
+		_, _ = s.opt.pause()
+	}
+	k.detachAll()
+	if err := s.opt.resume(); err != nil {
+		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
+	}
+	detached := time.Since(t0)
+	if s.rd != nil && loopErr == nil {
+		var rec ringbuf.Record
+		s.rd.SetDeadline(time.Now())
+		for s.rd.ReadInto(&rec) == nil {
+			if err := pr.event(rec.RawSample); err != nil {
+				loopErr = err
+				break
+			}
+		}
+	}
+	c := k.counters(n)
+	var hits uint64
+	for _, x := range c {
+		hits += x
+	}
+	switch pl.mode {
+	case ModeCount:
+		pr.printCounts(c, s.attached, "total")
+	case ModeHist:
+		pr.printHists(k.histograms(n), s.attached, "")
+	}
+	if err := pr.w.Flush(); err != nil && loopErr == nil {
+		loopErr = err
+	}
+	if pl.mode == ModeEvents {
+		fmt.Fprintf(s.o.Err, "%d hits, %d events, %d lost; detached %d places in %.3f s\n", hits, pr.lines, k.lost(), s.natt, detached.Seconds())
+	} else {
+		fmt.Fprintf(s.o.Err, "%d hits; detached %d places in %.3f s\n", hits, s.natt, detached.Seconds())
+	}
+	return loopErr
+}
