@@ -447,7 +447,7 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 		return ps
 	}
 	s := &ps.siteVal
-	*s = site.Site{Func: fi.fn, AddrSource: src, Depth: depth}
+	*s = site.Site{Func: fi.fn, DWARF: site.DWARF{AddrSource: src, Depth: depth}}
 	if c := w.o.caller(addr); c != nil {
 		s.Caller, s.CallerOff = c.name, addr-c.addr
 	}

@@ -10,7 +10,11 @@
 //
 // The same Site values come out of DWARF (package dwarfsite) and out of
 // .BTF.inline (package locsec), so "sites --dwarf" and "sites" print
-// through one formatter and their outputs can be diffed.
+// through one formatter and their outputs can be diffed. A Site's own
+// fields are what .BTF.inline records and the symbols add; its embedded
+// DWARF holds what only the DWARF reader knows (where the entry pc came
+// from, how far the probe moved, ranges, nesting, the call's line), zero
+// for a site decoded from BTF.
 //
 // It imports the standard library only: code that works from BTF alone
 // does not link a DWARF reader.

@@ -94,29 +94,38 @@ func (f *Func) Key() string {
 	return sb.String()
 }
 
-// Site is one inline expansion of Func.
+// Site is one inline expansion of Func: what .BTF.inline records of it
+// (the function, the probe address as a section and offset, and each
+// parameter's location there), where the symbols put it (Caller), and,
+// for a site read from DWARF, what only DWARF knows (the embedded DWARF).
 type Site struct {
 	Func *Func
 	// Addr is the address a probe should use: the link-time address for
 	// linked objects, the section's sh_addr plus SectionOff for ET_REL.
 	Addr       uint64
-	AddrSource string // "entry_pc", "low_pc" or "ranges": where the entry pc came from
-	// Moved is how many bytes Addr lies past the expansion's entry pc,
-	// when the probe was moved to a later address of the expansion's
-	// first basic block that locates more parameters (dwarfsite's
-	// ProbeBlock); 0 at the entry pc, and for sites read from BTF, which
-	// records only the probe address.
-	Moved      uint64
-	Ranges     [][2]uint64
 	Section    string // ELF section holding Addr, e.g. ".text"
 	SectionOff uint64 // Addr minus the section's start
 	Caller     string // out-of-line function containing Addr (symbol table)
 	CallerOff  uint64
-	Depth      int // 1 = inlined directly into Caller
+	Params     []Location // one per Func.Params (plus varargs slot if any)
+	DWARF
+}
+
+// DWARF is what only the DWARF reader knows of a site: the zero value for
+// a site decoded from BTF, which records the probe address and the
+// locations only.
+type DWARF struct {
+	AddrSource string // "entry_pc", "low_pc" or "ranges": where the entry pc came from
+	// Moved is how many bytes Addr lies past the expansion's entry pc,
+	// when the probe was moved to a later address of the expansion's
+	// first basic block that locates more parameters (dwarfsite's
+	// ProbeBlock); 0 at the entry pc.
+	Moved  uint64
+	Ranges [][2]uint64
+	Depth  int // 1 = inlined directly into Caller
 	// Outer is the function of the innermost inline expansion that
 	// contains this one ("" when Depth is 1).
 	Outer    string
 	CallFile string
 	CallLine int
-	Params   []Location // one per Func.Params (plus varargs slot if any)
 }
