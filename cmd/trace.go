@@ -35,6 +35,7 @@ type traceOptions struct {
 	ringSize int
 	keepOpt  bool
 	verbose  bool
+	follow   bool
 	cleanup  bool
 	sysRoot  string
 	lookup   lookupFlags
@@ -55,7 +56,10 @@ BPF links with cookies (Linux 5.15 or later).
 
 PROBE:
     FUNC                  every parameter of FUNC in vmlinux
-    MODULE:FUNC           FUNC in a loaded module
+    MODULE:FUNC           FUNC in a loaded module (--follow-modules: in a
+                          module loaded later, and again each time the
+                          module is removed and loaded; bpftrace and perf
+                          cannot)
     FUNC(a, p->len)       these arguments: a parameter, or a member reached
                           from a pointer parameter (->, then . inside it)
     FUNC(name:str)        the string a char pointer (or char array) holds
@@ -107,16 +111,25 @@ FILTER (evaluated in the kernel: a filtered hit costs no copy):
     names are arguments (p->len too) or BTF enumerators. A comparison that
     reads an unavailable argument is false.
 
-Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe and unload
-every program (the kernel also releases them if the process dies); no
-kprobe event or trace instance is created in tracefs. The pause of jump
+Attaching 64 or more places registers their kprobes disarmed first, as
+kprobe events of tracefs in a group of the run's own (btfinline_PID_START),
+and arms them in one pass, as kprobe_events does: on a hot function no
+place fires while the rest are registered. Fewer places are attached through
+the kprobe PMU, which creates nothing in tracefs.
+
+Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe, remove
+the run's tracefs events and unload every program (the kernel also releases
+the kprobes and programs if the process dies). The pause of jump
 optimization is recorded in /run/btfinline/optprobes before the sysctl is
 written and undone by a watchdog process when trace dies (even of SIGKILL),
 else by the next trace or --cleanup; with two traces at once it is undone
-when the last ends. So nothing is left behind.
+when the last ends. The same watchdog removes the tracefs events of a run
+that dies, else the next trace or --cleanup removes those of every group
+whose run is gone. So nothing is left behind.
 
     --cleanup             restore what a trace killed with its watchdog
-                          left (the sysctl), then exit; no PROBE
+                          left (the sysctl, tracefs events), then exit; no
+                          PROBE
 
 ` + lookupHelp,
 		Example: `  btfinline trace tcp_snd_cwnd_set
@@ -164,17 +177,28 @@ when the last ends. So nothing is left behind.
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			sys := ksys.System{Root: o.sysRoot}
+			var findInline func(context.Context, string) (string, error)
 			if file == "" {
 				inl, err := o.lookupInline(c, ctx, sys, probes)
 				if err != nil {
 					return err
 				}
 				o.inline = inl
+				findInline = func(ctx context.Context, m string) (string, error) {
+					f, err := o.lookup.find(ctx, c.ErrOrStderr(), sys, []string{m})
+					if p := f[m]; err != nil || p == sys.BTFPath(m+".inline") {
+						return "", err
+					}
+					return f[m], nil
+				}
+			} else if o.follow {
+				return errors.New("--follow-modules follows the running kernel's modules: not with FILE")
 			}
 			err := trace.Run(ctx, trace.Options{
 				Probes: probes, File: file, Bases: o.bases, Inline: o.inline, Sys: sys,
 				JSON: o.json, Filter: o.filter, Count: o.count, Hist: o.hist, By: o.by, Interval: o.interval,
 				Duration: o.duration, PID: o.pid, Stack: o.stack, Hex: o.hex, RingSize: o.ringSize, KeepOptprobes: o.keepOpt, Verbose: o.verbose,
+				FollowModules: o.follow, FindInline: findInline,
 				Out: c.OutOrStdout(), Err: c.ErrOrStderr(),
 			})
 			var nf *resolve.NotFoundError
@@ -201,6 +225,7 @@ when the last ends. So nothing is left behind.
 	f.IntVar(&o.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
 	f.BoolVar(&o.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason")
+	f.BoolVar(&o.follow, "follow-modules", false, "a probe of a module that is not loaded waits for it, and a traced module that is removed is waited for again: its places are attached each time it is loaded")
 	f.BoolVar(&o.cleanup, "cleanup", false, "restore the kprobe jump optimization a killed trace left paused, and exit")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")
 	o.lookup.add(f)
@@ -230,6 +255,11 @@ func (o *traceOptions) lookupInline(c *cobra.Command, ctx context.Context, sys k
 	}
 	var objs []string
 	for _, p := range probes {
+		if o.follow && p.Module != "" {
+			if _, err := sys.ModuleSection(p.Module, ".text"); err != nil {
+				continue // looked up when it is loaded
+			}
+		}
 		if obj := p.Object(); !given[obj] {
 			given[obj] = true
 			objs = append(objs, obj)

@@ -129,6 +129,8 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 		# The traced module removed under trace (the module's last use).
 		e2e_phase trace-rmmod
 		trace_rmmod
+		e2e_phase trace-follow
+		trace_follow
 	fi
 fi
 [ -d /sys/module/btfi_e2e ] && rmmod btfi_e2e

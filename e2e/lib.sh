@@ -115,7 +115,7 @@ e2e_readme_lines() {
     awk -v n="$2" -v body="$3" '
       $0 == "<!-- e2e-run:" n " -->" { print; print "```"; print body; print "```"; skip = 1; next }
       $0 == "<!-- /e2e-run:" n " -->" { skip = 0 }
-      !skip' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
+      !skip' "$1" >"$1.tmp.$$" && mv "$1.tmp.$$" "$1"
     return 0
   fi
   [ -n "$want" ] || { echo "$1 has no block e2e-run:$2"; return 1; }

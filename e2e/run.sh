@@ -515,6 +515,14 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$sample" = 36 ] && [ -z "${E2E_JUDGE_FU
   if [ "$built" = "$pinned" ]; then
     rb=$(e2e_readme_block "$doc" "$work/results.txt" "$kernel-$arch") || {
       printf '%s\n' "$rb"; failed "${doc#"$here"/}'s e2e block $kernel-$arch is not this run's (E2E_UPDATE_README=1 writes it)"; }
+    # docs/trace.md's attach table: this run's attach of every place of
+    # the hot function against kprobe_events' define and enable in the
+    # same boot. The seconds are the run's that wrote the block; the
+    # places and the verdict are compared.
+    al=$(grep -E '^E2E (attach btfinline places|attach kprobe_events |trace-expect attach no slower)' "$work/results.txt" |
+      sed 's/ start-to-attached=[0-9.]*//; s/ stop-to-exit=[0-9.]*//')
+    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|defined\|define\|enable\|disable\|remove\)=[0-9.]*/\1=S/g') || {
+      printf '%s\n' "$ab"; failed "docs/trace.md's attach block attach-$kernel-$arch is not this run's (E2E_UPDATE_README=1 writes it)"; }
   else
     log "verdict lines not compared with ${doc#"$here"/}: the kernel is $built, the figures' $pinned"
   fi

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/btfinline/btfinline/internal/kprobelink"
 	"github.com/cilium/ebpf"
@@ -27,6 +28,79 @@ type kernel struct {
 
 	mu    sync.Mutex
 	links []int // by site; -1: not attached
+
+	// group, when set, holds the sites' kprobes registered disarmed
+	// through tracefs (defineAll), armed each by its attach; defined says
+	// which sites have an event there.
+	group    *kprobelink.Group
+	defined  []bool
+	groupErr error // the first failure to remove an event
+
+	// The maps' room: sites, and the size of a site's spec and of an
+	// event.
+	room                int
+	specSize, eventSize int
+	fds                 mapFDs
+}
+
+// addProbes writes the specs of the sites from site on and loads the
+// programs of the probes from probe on (the plan's, at the start; those
+// of a module that came, later).
+func (k *kernel) addProbes(pl *plan, probe, site int) error {
+	for i := site; i < len(pl.sites); i++ {
+		s := pl.sites[i]
+		if s.refused != "" {
+			continue
+		}
+		b, err := pl.probes[s.probe].layout.encodeSpec(s.slots)
+		if err != nil {
+			return fmt.Errorf("site %s: %w", placeName(s), err)
+		}
+		b = append(b, make([]byte, k.specSize-len(b))...)
+		if err := k.sites.Put(uint32(i), b); err != nil {
+			return fmt.Errorf("site spec %d: %w", i, err)
+		}
+	}
+	for _, pp := range pl.probes[probe:] {
+		insns, err := pp.program(pl, k.fds)
+		if err != nil {
+			return err
+		}
+		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "btfi_" + sanitizeName(pp.probe.Func), Type: ebpf.Kprobe, License: "GPL", Instructions: insns})
+		if err != nil {
+			var ve *ebpf.VerifierError
+			if errors.As(err, &ve) {
+				return fmt.Errorf("the kernel's verifier refused the program of %s: %+v", pp.probe, ve)
+			}
+			return explain("loading the program of "+pp.probe.String(), err)
+		}
+		k.progs = append(k.progs, prog)
+	}
+	for len(k.links) < len(pl.sites) {
+		k.links = append(k.links, -1)
+	}
+	if k.defined != nil {
+		k.defined = append(k.defined, make([]bool, len(pl.sites)-len(k.defined))...)
+	}
+	return nil
+}
+
+// eventName is site i's event in the run's tracefs group.
+func eventName(i int) string { return "p" + strconv.Itoa(i) }
+
+// defineAll registers the kprobes of sites in g, disarmed, and returns
+// the kernel's refusal of each site it refused (by site).
+func (k *kernel) defineAll(g *kprobelink.Group, pl *plan, sites []int) map[int]error {
+	k.group, k.defined = g, make([]bool, len(pl.sites))
+	refused := map[int]error{}
+	for _, i := range sites {
+		if err := g.Define(eventName(i), pl.sites[i].place.Addr); err != nil {
+			refused[i] = err
+			continue
+		}
+		k.defined[i] = true
+	}
+	return refused
 }
 
 // PermissionError says the process may not load BPF or open kprobes.
@@ -88,11 +162,17 @@ func newKernel(pl *plan, ringSize int) (k *kernel, err error) {
 	if k.pmu, err = kprobelink.OpenPMU(); err != nil {
 		return nil, err
 	}
-	n := len(pl.sites)
+	n := pl.capacity()
 	spec, ev := 8, 8
 	for _, pp := range pl.probes {
 		spec, ev = max(spec, pp.layout.specSize()), max(ev, pp.layout.eventSize())
 	}
+	if len(pl.follow) > 0 {
+		// A probe planned when its module comes may need the largest
+		// layout.
+		spec, ev = max(spec, maxLayout.specSize()), max(ev, maxLayout.eventSize())
+	}
+	k.room, k.specSize, k.eventSize = n, spec, ev
 	if ringSize == 0 {
 		ringSize = 8 << 20
 	}
@@ -138,38 +218,9 @@ func newKernel(pl *plan, ringSize int) (k *kernel, err error) {
 	if k.hist, k.histMem, err = mmapable("btfi_hist", hn); err != nil {
 		return nil, err
 	}
-	for i, s := range pl.sites {
-		if s.refused != "" {
-			continue
-		}
-		b, err := pl.probes[s.probe].layout.encodeSpec(s.slots)
-		if err != nil {
-			return nil, fmt.Errorf("site %s: %w", placeName(s), err)
-		}
-		b = append(b, make([]byte, spec-len(b))...)
-		if err := k.sites.Put(uint32(i), b); err != nil {
-			return nil, fmt.Errorf("site spec %d: %w", i, err)
-		}
-	}
-	fds := mapFDs{k.sites.FD(), k.scratch.FD(), k.ring.FD(), k.counts.FD(), k.stats.FD(), k.hist.FD()}
-	for _, pp := range pl.probes {
-		insns, err := pp.program(pl, fds)
-		if err != nil {
-			return nil, err
-		}
-		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "btfi_" + sanitizeName(pp.probe.Func), Type: ebpf.Kprobe, License: "GPL", Instructions: insns})
-		if err != nil {
-			var ve *ebpf.VerifierError
-			if errors.As(err, &ve) {
-				return nil, fmt.Errorf("the kernel's verifier refused the program of %s: %+v", pp.probe, ve)
-			}
-			return nil, explain("loading the program of "+pp.probe.String(), err)
-		}
-		k.progs = append(k.progs, prog)
-	}
-	k.links = make([]int, n)
-	for i := range k.links {
-		k.links[i] = -1
+	k.fds = mapFDs{k.sites.FD(), k.scratch.FD(), k.ring.FD(), k.counts.FD(), k.stats.FD(), k.hist.FD()}
+	if err := k.addProbes(pl, 0, 0); err != nil {
+		return nil, err
 	}
 	return k, nil
 }
@@ -191,7 +242,13 @@ func sanitizeName(s string) string {
 // attach attaches site i; the error is the kernel's refusal.
 func (k *kernel) attach(pl *plan, i int) error {
 	s := pl.sites[i]
-	lfd, err := k.pmu.Attach(k.progs[s.probe].FD(), s.place.Addr, uint64(i))
+	var lfd int
+	var err error
+	if k.group != nil && k.defined[i] {
+		lfd, err = k.group.Attach(k.progs[s.probe].FD(), eventName(i), uint64(i))
+	} else {
+		lfd, err = k.pmu.Attach(k.progs[s.probe].FD(), s.place.Addr, uint64(i))
+	}
 	if err != nil {
 		return err
 	}
@@ -201,18 +258,29 @@ func (k *kernel) attach(pl *plan, i int) error {
 	return nil
 }
 
-// detach closes the links of sites, and returns how many were attached.
+// detach closes the links of sites, removes their tracefs events, and
+// returns how many were attached.
 func (k *kernel) detach(sites []int) int {
 	k.mu.Lock()
 	var fds []int
+	var evs []string
 	for _, i := range sites {
 		if fd := k.links[i]; fd >= 0 {
 			fds = append(fds, fd)
 			k.links[i] = -1
 		}
+		if k.group != nil && k.defined[i] {
+			evs = append(evs, eventName(i))
+			k.defined[i] = false
+		}
 	}
 	k.mu.Unlock()
 	kprobelink.CloseAll(fds)
+	if len(evs) > 0 {
+		if err := k.group.Remove(evs, 5*time.Second); err != nil && k.groupErr == nil {
+			k.groupErr = err
+		}
+	}
 	return len(fds)
 }
 
@@ -231,6 +299,9 @@ func (k *kernel) close() {
 		return
 	}
 	k.detachAll()
+	if k.group != nil {
+		k.group.Close()
+	}
 	for _, p := range k.progs {
 		p.Close()
 	}

@@ -90,6 +90,9 @@ type layout struct {
 	stackFrames int // 0: no stack
 }
 
+// maxLayout is the largest a probe's layout can be (check), with a stack.
+var maxLayout = layout{words: MaxWords, maxSteps: MaxSteps, strs: MaxStrings, stackFrames: StackFrames}
+
 func (l layout) slotStride() int { return slotHeader + stepSize*l.maxSteps }
 func (l layout) specSize() int   { return max(8, l.words*l.slotStride()) }
 func (l layout) strOff() int     { return evWords + 8*l.words }

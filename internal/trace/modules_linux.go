@@ -50,34 +50,82 @@ func moduleSites(pl *plan, attached []bool, sys ksys.System) map[string]*tracedM
 	return out
 }
 
-// watchModules sends the name of each module of mods that goes away (its
-// /sys/module entry gone, or its text moved: removed and loaded again
-// between two looks), once, until ctx ends.
-func watchModules(ctx context.Context, sys ksys.System, mods map[string]*tracedModule) <-chan string {
-	ch := make(chan string, len(mods))
-	names := make([]string, 0, len(mods))
-	for m := range mods {
-		names = append(names, m)
+// modEvent is a module that went away (its /sys/module entry gone, or its
+// text moved: removed and loaded again between two looks), or, followed,
+// that was loaded.
+type modEvent struct {
+	name   string
+	loaded bool
+}
+
+// watchModules sends an event when a module of mods goes away, once, and
+// when a module of follow that is not loaded is loaded; a followed module
+// that goes away is waited for again. It ends with ctx, or when it has
+// nothing left to watch.
+func watchModules(ctx context.Context, sys ksys.System, mods map[string]*tracedModule, follow []string) <-chan modEvent {
+	ch := make(chan modEvent, len(mods)+len(follow)+1)
+	text := map[string]uint64{} // loaded and watched, at this address
+	for m, tm := range mods {
+		text[m] = tm.text
 	}
-	slices.Sort(names)
+	waiting := map[string]bool{}
+	for _, m := range follow {
+		if _, ok := text[m]; !ok {
+			waiting[m] = true
+		}
+	}
+	followed := func(m string) bool { return slices.Contains(follow, m) }
 	go func() {
 		t := time.NewTicker(modulePoll)
 		defer t.Stop()
-		for len(names) > 0 {
+		for len(text)+len(waiting) > 0 {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
 			}
-			names = slices.DeleteFunc(names, func(m string) bool {
-				a, err := sys.ModuleSection(m, ".text")
-				if err == nil && a == mods[m].text {
-					return false
+			for _, m := range sortedKeys(text) {
+				if a, err := sys.ModuleSection(m, ".text"); err == nil && a == text[m] {
+					continue
 				}
-				ch <- m
-				return true
-			})
+				delete(text, m)
+				if !send(ctx, ch, modEvent{name: m}) {
+					return
+				}
+				if followed(m) {
+					waiting[m] = true
+				}
+			}
+			for _, m := range sortedKeys(waiting) {
+				a, err := sys.ModuleSection(m, ".text")
+				if err != nil {
+					continue
+				}
+				delete(waiting, m)
+				text[m] = a
+				if !send(ctx, ch, modEvent{name: m, loaded: true}) {
+					return
+				}
+			}
 		}
 	}()
 	return ch
+}
+
+func send(ctx context.Context, ch chan<- modEvent, e modEvent) bool {
+	select {
+	case ch <- e:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -36,26 +36,78 @@ func TestWatchModules(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := watchModules(ctx, sys, map[string]*tracedModule{
-		"gone": {[]int{0}, 0xffffffffc0100000}, "moved": {[]int{1}, 0xffffffffc0200000}, "stays": {[]int{2}, 0xffffffffc0300000}})
+		"gone": {[]int{0}, 0xffffffffc0100000}, "moved": {[]int{1}, 0xffffffffc0200000}, "stays": {[]int{2}, 0xffffffffc0300000}}, nil)
 	os.RemoveAll(filepath.Join(root, "sys/module/gone"))
 	os.WriteFile(moved, []byte("0xffffffffc0400000\n"), 0o644)
 	got := map[string]int{}
 	deadline := time.After(10 * modulePoll)
 	for len(got) < 2 {
 		select {
-		case m := <-ch:
-			got[m]++
+		case e := <-ch:
+			if e.loaded {
+				t.Fatalf("%s sent as loaded, following nothing", e.name)
+			}
+			got[e.name]++
 		case <-deadline:
 			t.Fatalf("sent %v, want gone and moved", got)
 		}
 	}
 	select {
-	case m := <-ch:
-		t.Fatalf("%s sent again (got %v)", m, got)
+	case e := <-ch:
+		t.Fatalf("%+v sent again (got %v)", e, got)
 	case <-time.After(4 * modulePoll):
 	}
 	if got["gone"] != 1 || got["moved"] != 1 {
 		t.Fatalf("sent %v", got)
+	}
+}
+
+// TestWatchFollowed: a followed module that is not loaded is sent as
+// loaded when it comes, as gone when it goes, and as loaded again when it
+// comes back; one loaded at the start is sent when it goes and then when
+// it comes back.
+func TestWatchFollowed(t *testing.T) {
+	root := t.TempDir()
+	sys := ksys.System{Root: root}
+	load := func(m, addr string) {
+		p := filepath.Join(root, "sys/module", m, "sections/.text")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(addr+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unload := func(m string) { os.RemoveAll(filepath.Join(root, "sys/module", m)) }
+	load("early", "0xffffffffc0100000")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := watchModules(ctx, sys, map[string]*tracedModule{"early": {[]int{0}, 0xffffffffc0100000}}, []string{"early", "late"})
+	next := func(want modEvent) {
+		t.Helper()
+		select {
+		case e := <-ch:
+			if e != want {
+				t.Fatalf("sent %+v, want %+v", e, want)
+			}
+		case <-time.After(10 * modulePoll):
+			t.Fatalf("nothing sent, want %+v", want)
+		}
+	}
+	load("late", "0xffffffffc0200000")
+	next(modEvent{"late", true})
+	unload("late")
+	next(modEvent{"late", false})
+	load("late", "0xffffffffc0300000")
+	next(modEvent{"late", true})
+	unload("early")
+	next(modEvent{"early", false})
+	load("early", "0xffffffffc0400000")
+	next(modEvent{"early", true})
+	select {
+	case e := <-ch:
+		t.Fatalf("%+v sent, nothing changed", e)
+	case <-time.After(4 * modulePoll):
 	}
 }
 

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -41,6 +42,16 @@ type Options struct {
 	// Attached, if set, is called once every site is attached, with the
 	// time attaching took (tests and the e2e harness).
 	Attached func(sites int, took time.Duration)
+	// FollowModules: a probe of a module that is not loaded waits for
+	// it, and a traced module that is removed is waited for again; each
+	// time the module is loaded its places are found and attached. Only
+	// with the running kernel's BTF (no FILE).
+	FollowModules bool
+	// FindInline gives the .BTF.inline file of a module that was loaded
+	// after the run started ("" for the kernel's own
+	// /sys/kernel/btf/MOD.inline): the command line's lookup chain. nil
+	// is the kernel's file only.
+	FindInline func(ctx context.Context, module string) (string, error)
 }
 
 // PauseOptprobesAt is the number of places from which attaching pauses

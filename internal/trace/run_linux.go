@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/btfinline/btfinline/internal/kprobelink"
+	"github.com/btfinline/btfinline/internal/resolve"
 	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 )
@@ -80,7 +82,7 @@ func run(ctx context.Context, pl *plan, o Options) error {
 		}
 		todo = append(todo, i)
 	}
-	if len(todo) == 0 {
+	if len(todo) == 0 && len(pl.pending) == 0 {
 		return errors.New("no place of the probes can take a kprobe")
 	}
 	var syms *ksyms
@@ -97,7 +99,12 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	} else if msg != "" {
 		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
 	}
-	if err := raiseFileLimit(len(todo)); err != nil {
+	if msg, err := removeStaleGroups(o.Sys.Root); err != nil {
+		fmt.Fprintf(o.Err, "btfinline trace: %v\n", err)
+	} else if msg != "" {
+		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
+	}
+	if err := raiseFileLimit(max(len(todo), pl.capacity())); err != nil {
 		return err
 	}
 	k, err := newKernel(pl, o.RingSize)
@@ -149,8 +156,21 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	start := time.Now()
 	s.attached = make([]bool, n)
 	refusals := make([]error, n)
+	if len(todo) >= PauseOptprobesAt {
+		if g, why := s.opt.group(); g != nil {
+			for i, err := range s.k.defineAll(g, pl, todo) {
+				refusals[i] = err
+			}
+			fmt.Fprintf(s.o.Err, "btfinline trace: %d kprobes registered disarmed in %.3f s (tracefs group %s), arming them\n", len(todo)-len(refusalsOf(refusals)), time.Since(start).Seconds(), g.Name())
+		} else if why != "" {
+			fmt.Fprintf(s.o.Err, "btfinline trace: kprobes armed as they are registered: %s\n", why)
+		}
+	}
 	fatal := kprobelink.Parallel(len(todo), attachWorkers, func(j int) error {
 		i := todo[j]
+		if refusals[i] != nil {
+			return nil
+		}
 		if err := s.k.attach(pl, i); err != nil {
 			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
 				return err
@@ -179,15 +199,34 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 		}
 	}
 	skips.summary()
-	if s.natt == 0 {
+	if s.natt == 0 && len(pl.pending) == 0 {
 		return errors.New("the kernel refused every place")
 	}
 	s.live = s.natt
+	if len(pl.pending) > 0 {
+		var mods []string
+		for _, p := range pl.pending {
+			if !slices.Contains(mods, p.Module) {
+				mods = append(mods, p.Module)
+			}
+		}
+		fmt.Fprintf(s.o.Err, "btfinline trace: waiting for module(s) %s to be loaded\n", strings.Join(mods, ", "))
+	}
 	fmt.Fprintf(s.o.Err, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
 	if s.o.Attached != nil {
 		s.o.Attached(s.natt, took)
 	}
 	return nil
+}
+
+func refusalsOf(r []error) []error {
+	var out []error
+	for _, err := range r {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
 }
 
 // interval prints what --interval prints: the event and loss totals, or
@@ -219,11 +258,95 @@ func since(prev *[]uint64, cur []uint64) []uint64 {
 }
 
 // moduleGone detaches the places of a traced module that was removed,
-// says so, and reports whether no place is left.
+// says so, and reports whether the run is over: no place left, and no
+// module followed.
 func (s *traceRun) moduleGone(m string) bool {
-	s.live -= s.k.detach(s.mods[m].sites)
-	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was removed: its %d places are gone, %d places go on\n", m, len(s.mods[m].sites), s.live)
-	return s.live == 0
+	tm := s.mods[m]
+	if tm == nil {
+		return false
+	}
+	delete(s.mods, m)
+	s.live -= s.k.detach(tm.sites)
+	msg := ""
+	if len(s.pl.followOf(m)) > 0 {
+		msg = "; waiting for it to be loaded again"
+	}
+	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was removed: its %d places are gone, %d places go on%s\n", m, len(tm.sites), s.live, msg)
+	return s.live == 0 && len(s.pl.follow) == 0
+}
+
+// moduleLoaded plans the followed probes of module m, which was just
+// loaded, loads their programs and attaches their places, and says so;
+// what fails costs that module only, and is said.
+func (s *traceRun) moduleLoaded(ctx context.Context, m string) {
+	pl, k := s.pl, s.k
+	warn := func(format string, a ...any) {
+		fmt.Fprintf(s.o.Err, "btfinline trace: module %s was loaded, but "+format+"\n", append([]any{m}, a...)...)
+	}
+	inline := ""
+	if s.o.FindInline != nil {
+		var err error
+		if inline, err = s.o.FindInline(ctx, m); err != nil {
+			warn("its inline BTF: %v", err)
+			return
+		}
+	}
+	t, err := resolve.Open(resolve.Options{Running: true, Module: m, Inline: inline, Sys: s.o.Sys})
+	if err != nil {
+		warn("%v", err)
+		return
+	}
+	probe0, site0 := len(pl.probes), len(pl.sites)
+	undo := func() {
+		pl.probes, pl.sites = pl.probes[:probe0], pl.sites[:site0]
+	}
+	for _, p := range pl.followOf(m) {
+		if _, err := pl.addProbe(p, t, s.o); err != nil {
+			warn("%s: %v", p, err)
+			undo()
+			return
+		}
+	}
+	for _, pp := range pl.probes[probe0:] {
+		if pp.layout.specSize() > k.specSize || pp.layout.eventSize() > k.eventSize {
+			warn("%s needs larger maps than the run made", pp.probe)
+			undo()
+			return
+		}
+	}
+	if len(pl.sites) > k.room {
+		warn("its %d places do not fit in the room left (%d): start a new run", len(pl.sites)-site0, k.room-site0)
+		undo()
+		return
+	}
+	if err := k.addProbes(pl, probe0, site0); err != nil {
+		warn("%v", err)
+		undo()
+		return
+	}
+	s.attached = append(s.attached, make([]bool, len(pl.sites)-site0)...)
+	tm := &tracedModule{}
+	skipped := 0
+	for i := site0; i < len(pl.sites); i++ {
+		if pl.sites[i].refused != "" {
+			skipped++
+			continue
+		}
+		if err := k.attach(pl, i); err != nil {
+			skipped++
+			if s.o.Verbose {
+				warn("the kernel refused %s: %v", placeName(pl.sites[i]), err)
+			}
+			continue
+		}
+		s.attached[i] = true
+		tm.sites = append(tm.sites, i)
+	}
+	tm.text, _ = s.o.Sys.ModuleSection(m, ".text")
+	s.mods[m] = tm
+	s.live += len(tm.sites)
+	s.natt += len(tm.sites)
+	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was loaded: %d places of %d probe(s) attached (%d skipped)\n", m, len(tm.sites), len(pl.probes)-probe0, skipped)
 }
 
 // loop prints events (or waits, for counts and histograms) until ctx
@@ -241,7 +364,7 @@ func (s *traceRun) loop(ctx context.Context) error {
 	s.mods = moduleSites(s.pl, s.attached, s.o.Sys)
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	gone := watchModules(wctx, s.o.Sys, s.mods)
+	gone := watchModules(wctx, s.o.Sys, s.mods, s.pl.followed())
 	// other handles what is not an event: the end, an interval, a module
 	// gone; true ends the loop. Without wait it returns at once when none
 	// is pending: only this goroutine receives from the channels, so one
@@ -256,8 +379,12 @@ func (s *traceRun) loop(ctx context.Context) error {
 		case <-tick:
 			s.interval()
 			return false
-		case m := <-gone:
-			return s.moduleGone(m)
+		case e := <-gone:
+			if e.loaded {
+				s.moduleLoaded(ctx, e.name)
+				return false
+			}
+			return s.moduleGone(e.name)
 		}
 	}
 	if s.rd == nil {
@@ -301,6 +428,9 @@ func (s *traceRun) finish(loopErr error) error {
 	k.detachAll()
 	if err := s.opt.resume(); err != nil {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
+	}
+	if k.groupErr != nil {
+		fmt.Fprintf(s.o.Err, "btfinline trace: %v: the watchdog removes the group's events once this run has ended\n", k.groupErr)
 	}
 	detached := time.Since(t0)
 	if s.rd != nil && loopErr == nil {

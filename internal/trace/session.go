@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/btfinline/btfinline/internal/resolve"
@@ -18,6 +19,37 @@ type plan struct {
 	filter *Filter
 	mode   Mode
 	tgid   uint32
+	// pending are the probes of modules not loaded (FollowModules), and
+	// extra the names the filter and --hist read, for planning them when
+	// their module comes.
+	pending []Probe
+	extra   []string
+	hist    string
+	// follow are the probes of modules (FollowModules), planned again
+	// each time their module is loaded.
+	follow []Probe
+}
+
+// followOf returns the followed probes of module m.
+func (pl *plan) followOf(m string) []Probe {
+	var out []Probe
+	for _, p := range pl.follow {
+		if p.Module == m {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// followed lists the modules the run follows.
+func (pl *plan) followed() []string {
+	var out []string
+	for _, p := range pl.follow {
+		if !slices.Contains(out, p.Module) {
+			out = append(out, p.Module)
+		}
+	}
+	return out
 }
 
 // Object names the object a probe refers to: its module, else vmlinux.
@@ -65,7 +97,7 @@ func openTargets(o Options) (map[string]*resolve.Target, error) {
 	}
 	for _, p := range o.Probes {
 		obj := p.Object()
-		if _, ok := out[obj]; ok {
+		if _, ok := out[obj]; ok || waits(o, p) {
 			continue
 		}
 		t, err := resolve.Open(resolve.Options{Running: true, Module: obj, Inline: inline[obj], Sys: o.Sys})
@@ -75,6 +107,23 @@ func openTargets(o Options) (map[string]*resolve.Target, error) {
 		out[obj] = t
 	}
 	return out, nil
+}
+
+// followRoom is how many places the maps keep for each probe that waits
+// for its module, over every time the module is loaded.
+const followRoom = 1024
+
+// capacity is how many sites the run's maps hold.
+func (pl *plan) capacity() int { return len(pl.sites) + followRoom*len(pl.follow) }
+
+// waits reports whether probe p waits for its module (FollowModules, and
+// the module is not loaded now).
+func waits(o Options, p Probe) bool {
+	if !o.FollowModules || o.File != "" || p.Module == "" {
+		return false
+	}
+	_, err := o.Sys.ModuleSection(p.Module, ".text")
+	return err != nil
 }
 
 // makePlan resolves every probe and lays out its events and sites.
@@ -109,42 +158,58 @@ func makePlan(o Options) (*plan, error) {
 	if o.PID < 0 || o.PID > 1<<31-1 {
 		return nil, fmt.Errorf("--pid %d: out of range", o.PID)
 	}
-	pl := &plan{mode: o.mode(), tgid: uint32(o.PID)}
+	pl := &plan{mode: o.mode(), tgid: uint32(o.PID), filter: filter, extra: extra, hist: o.Hist}
 	for _, p := range o.Probes {
+		if o.FollowModules && o.File == "" && p.Module != "" {
+			pl.follow = append(pl.follow, p)
+		}
+		if waits(o, p) {
+			pl.pending = append(pl.pending, p)
+			continue
+		}
 		t := targets[""]
 		if t == nil {
 			t = targets[p.Object()]
 		}
-		r, err := t.Resolve(p.Func, nil)
-		if err != nil {
+		if _, err := pl.addProbe(p, t, o); err != nil {
 			return nil, err
 		}
-		pp, err := planProbe(p, t, r, extra, o)
-		if err != nil {
-			return nil, err
-		}
-		if filter != nil {
-			bf, err := filter.Bind(pp.binding())
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-			pp.filter = bf
-		}
-		if o.Hist != "" {
-			f := pp.fieldByName(o.Hist)
-			if f == nil || !f.scalar || f.words != 1 || f.str >= 0 {
-				return nil, fmt.Errorf("--hist %s: %s is not an integer or pointer argument of %s", o.Hist, o.Hist, p)
-			}
-			pp.hist = f.word
-		}
-		for i := range pp.sites {
-			pp.sites[i].probe = len(pl.probes)
-			pl.sites = append(pl.sites, &pp.sites[i])
-		}
-		pl.probes = append(pl.probes, pp)
 	}
-	pl.filter = filter
 	return pl, nil
+}
+
+// addProbe resolves probe p on target t and adds it and its sites; it
+// returns the index of its first site.
+func (pl *plan) addProbe(p Probe, t *resolve.Target, o Options) (int, error) {
+	r, err := t.Resolve(p.Func, nil)
+	if err != nil {
+		return 0, err
+	}
+	pp, err := planProbe(p, t, r, pl.extra, o)
+	if err != nil {
+		return 0, err
+	}
+	if pl.filter != nil {
+		bf, err := pl.filter.Bind(pp.binding())
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", p, err)
+		}
+		pp.filter = bf
+	}
+	if pl.hist != "" {
+		f := pp.fieldByName(pl.hist)
+		if f == nil || !f.scalar || f.words != 1 || f.str >= 0 {
+			return 0, fmt.Errorf("--hist %s: %s is not an integer or pointer argument of %s", pl.hist, pl.hist, p)
+		}
+		pp.hist = f.word
+	}
+	first := len(pl.sites)
+	for i := range pp.sites {
+		pp.sites[i].probe = len(pl.probes)
+		pl.sites = append(pl.sites, &pp.sites[i])
+	}
+	pl.probes = append(pl.probes, pp)
+	return first, nil
 }
 
 // binding resolves the names of a filter against the probe's fields and
