@@ -111,25 +111,16 @@ FILTER (evaluated in the kernel: a filtered hit costs no copy):
     names are arguments (p->len too) or BTF enumerators. A comparison that
     reads an unavailable argument is false.
 
-Attaching 64 or more places registers their kprobes disarmed first, as
-kprobe events of tracefs in a group of the run's own (btfinline_PID_START),
-and arms them in one pass, as kprobe_events does: on a hot function no
-place fires while the rest are registered. Fewer places are attached through
-the kprobe PMU, which creates nothing in tracefs.
-
-Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe, remove
-the run's tracefs events and unload every program (the kernel also releases
-the kprobes and programs if the process dies). The pause of jump
+Exit: Ctrl-C, SIGTERM, --duration or an error detach every kprobe and unload
+every program (the kernel also releases them if the process dies); no
+kprobe event or trace instance is created in tracefs. The pause of jump
 optimization is recorded in /run/btfinline/optprobes before the sysctl is
 written and undone by a watchdog process when trace dies (even of SIGKILL),
 else by the next trace or --cleanup; with two traces at once it is undone
-when the last ends. The same watchdog removes the tracefs events of a run
-that dies, else the next trace or --cleanup removes those of every group
-whose run is gone. So nothing is left behind.
+when the last ends. So nothing is left behind.
 
     --cleanup             restore what a trace killed with its watchdog
-                          left (the sysctl, tracefs events), then exit; no
-                          PROBE
+                          left (the sysctl), then exit; no PROBE
 
 ` + lookupHelp,
 		Example: `  btfinline trace tcp_snd_cwnd_set

@@ -450,6 +450,8 @@ fi
 if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRACE:-1}" != faults ]; then
   while read -r m; do failed "$m"; done < <(e2e_trace_verdict "$work/results.txt")
   grep -q '^E2E trace-expect api example: last values: ' "$work/results.txt" || failed "no check of the API example (examples/sitecount)"
+  grep -q '^E2E trace-expect follow-modules: ' "$work/results.txt" || failed "no check of trace --follow-modules"
+  grep -q '^E2E trace-expect attach within twice kprobe_events: ' "$work/results.txt" || failed "no comparison of the attach with kprobe_events"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
   . "$here/e2e/trace.sh"
@@ -519,9 +521,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$sample" = 36 ] && [ -z "${E2E_JUDGE_FU
     # the hot function against kprobe_events' define and enable in the
     # same boot. The seconds are the run's that wrote the block; the
     # places and the verdict are compared.
-    al=$(grep -E '^E2E (attach btfinline places|attach kprobe_events |trace-expect attach no slower)' "$work/results.txt" |
+    al=$(grep -E '^E2E (attach btfinline places|attach kprobe_events |trace-expect attach within)' "$work/results.txt" |
       sed 's/ start-to-attached=[0-9.]*//; s/ stop-to-exit=[0-9.]*//')
-    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|defined\|define\|enable\|disable\|remove\)=[0-9.]*/\1=S/g') || {
+    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|attached-last\|define\|enable\|disable\|remove\)=[0-9.]*/\1=S/g') || {
       printf '%s\n' "$ab"; failed "docs/trace.md's attach block attach-$kernel-$arch is not this run's (E2E_UPDATE_README=1 writes it)"; }
   else
     log "verdict lines not compared with ${doc#"$here"/}: the kernel is $built, the figures' $pinned"

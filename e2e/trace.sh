@@ -238,11 +238,11 @@ trace_vmlinux() {
 	t1=$(now)
 	trace_stop /tmp/ha.err
 	t2=$(now)
-	# trace's own figures: the attach (registering every kprobe disarmed
-	# through tracefs, then arming them) and, of it, the registering.
+	# trace's own figure of its attach, and how many places it attached
+	# last because they fired often meanwhile.
 	_att=$(sed -n 's/^Attached [0-9]* places of [0-9]* probe(s) in \([0-9.]*\) s.*/\1/p' /tmp/ha.err)
-	_def=$(sed -n 's/.* kprobes registered disarmed in \([0-9.]*\) s .*/\1/p' /tmp/ha.err)
-	echo "E2E attach btfinline places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att defined=$_def"
+	_last=$(sed -n 's/^btfinline trace: \([0-9]*\) places fired often while the others were attached.*/\1/p' /tmp/ha.err)
+	echo "E2E attach btfinline places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
 	kprobes_left attach
 	# kprobe_events: define, enable (arming), disable, remove.
 	t0=$(now)
@@ -255,10 +255,9 @@ trace_vmlinux() {
 	echo >$T/kprobe_events
 	t4=$(now)
 	echo "E2E attach kprobe_events define=$(secs "$t0" "$t1") enable=$(secs "$t1" "$t2") disable=$(secs "$t2" "$t3") remove=$(secs "$t3" "$t4")"
-	# Attach no slower than kprobe_events' define and enable, in this boot
-	# (E2E_SELFTEST=7 makes trace's attach read 30% slower).
-	[ "$E2E_SELFTEST" = 7 ] && _att=$(awk -v a="$_att" 'BEGIN { print a * 1.3 }')
-	expect "attach no slower than kprobe_events" "$(awk -v a="$_att" -v k="$(secs "$t0" "$t2")" 'BEGIN { print (a != "" && a <= k * 1.1) ? "yes" : "no: " a " s against " k " s" }')" yes
+	# The attach within twice kprobe_events' define and enable, in this
+	# boot (E2E_SELFTEST=6 makes trace's attach read three times theirs).
+	expect "attach within twice kprobe_events" "$(awk -v a="$_att" -v k="$(secs "$t0" "$t2")" -v st="$E2E_SELFTEST" 'BEGIN { if (st == 6) a = 3 * k; print (a != "" && a <= 2 * k) ? "yes" : "no: " a " s against " k " s" }')" yes
 	# The comparison.
 	e2e-guest register /tmp/hot.txt >/dev/null
 	echo 1 >$T/events/inline/enable
@@ -535,8 +534,8 @@ trace_follow() {
 	ls / >/dev/null
 	trace_stop /tmp/tf.err
 	_n=$(echo $E2E_TRIGGERS | wc -w)
-	# E2E_SELFTEST=8: one round fewer counted, the check must fail.
-	[ "$E2E_SELFTEST" = 8 ] && _n=$((_n / 2))
+	# E2E_SELFTEST=6: one round fewer counted, the check must fail.
+	[ "$E2E_SELFTEST" = 6 ] && _n=$((_n / 2))
 	expect "follow-modules: waited, attached and detached twice, every hit counted, vmlinux places go on" \
 		"$(grep -c '^btfinline trace: waiting for module(s) btfi_e2e to be loaded$' /tmp/tf.err) $(grep -c '^btfinline trace: module btfi_e2e was loaded: 2 places of 1 probe(s) attached (0 skipped)$' /tmp/tf.err) $(grep -c '^btfinline trace: module btfi_e2e was removed: its 2 places are gone, [1-9][0-9]* places go on; waiting for it to be loaded again$' /tmp/tf.err) $(func_hits /tmp/tf.json btfi_add3) $([ "$(func_hits /tmp/tf.json get_cred)" -gt 0 ] && echo y)" \
 		"1 2 2 $((4 * _n)) y"
@@ -548,8 +547,8 @@ trace_follow() {
 # callers) while the module runs every trigger: each site is hit once a
 # trigger, and the arguments of its last hit, computed from the API's
 # fetches and the pt_regs words the program kept, are the last trigger's
-# printk values. E2E_SELFTEST=6 gives it another function's inline BTF
-# file name to break the check: the host must see it fail.
+# printk values. E2E_SELFTEST=6 asks it for a function the module lacks:
+# the host must see the check fail.
 trace_api_example() {
 	command -v sitecount >/dev/null || { echo "E2E error api example: no sitecount in the guest"; return; }
 	_fn=btfi_add3

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/btfinline/btfinline/internal/kprobelink"
 	"github.com/cilium/ebpf"
@@ -28,13 +27,6 @@ type kernel struct {
 
 	mu    sync.Mutex
 	links []int // by site; -1: not attached
-
-	// group, when set, holds the sites' kprobes registered disarmed
-	// through tracefs (defineAll), armed each by its attach; defined says
-	// which sites have an event there.
-	group    *kprobelink.Group
-	defined  []bool
-	groupErr error // the first failure to remove an event
 
 	// The maps' room: sites, and the size of a site's spec and of an
 	// event.
@@ -79,28 +71,7 @@ func (k *kernel) addProbes(pl *plan, probe, site int) error {
 	for len(k.links) < len(pl.sites) {
 		k.links = append(k.links, -1)
 	}
-	if k.defined != nil {
-		k.defined = append(k.defined, make([]bool, len(pl.sites)-len(k.defined))...)
-	}
 	return nil
-}
-
-// eventName is site i's event in the run's tracefs group.
-func eventName(i int) string { return "p" + strconv.Itoa(i) }
-
-// defineAll registers the kprobes of sites in g, disarmed, and returns
-// the kernel's refusal of each site it refused (by site).
-func (k *kernel) defineAll(g *kprobelink.Group, pl *plan, sites []int) map[int]error {
-	k.group, k.defined = g, make([]bool, len(pl.sites))
-	refused := map[int]error{}
-	for _, i := range sites {
-		if err := g.Define(eventName(i), pl.sites[i].place.Addr); err != nil {
-			refused[i] = err
-			continue
-		}
-		k.defined[i] = true
-	}
-	return refused
 }
 
 // PermissionError says the process may not load BPF or open kprobes.
@@ -242,13 +213,7 @@ func sanitizeName(s string) string {
 // attach attaches site i; the error is the kernel's refusal.
 func (k *kernel) attach(pl *plan, i int) error {
 	s := pl.sites[i]
-	var lfd int
-	var err error
-	if k.group != nil && k.defined[i] {
-		lfd, err = k.group.Attach(k.progs[s.probe].FD(), eventName(i), uint64(i))
-	} else {
-		lfd, err = k.pmu.Attach(k.progs[s.probe].FD(), s.place.Addr, uint64(i))
-	}
+	lfd, err := k.pmu.Attach(k.progs[s.probe].FD(), s.place.Addr, uint64(i))
 	if err != nil {
 		return err
 	}
@@ -258,29 +223,18 @@ func (k *kernel) attach(pl *plan, i int) error {
 	return nil
 }
 
-// detach closes the links of sites, removes their tracefs events, and
-// returns how many were attached.
+// detach closes the links of sites, and returns how many were attached.
 func (k *kernel) detach(sites []int) int {
 	k.mu.Lock()
 	var fds []int
-	var evs []string
 	for _, i := range sites {
 		if fd := k.links[i]; fd >= 0 {
 			fds = append(fds, fd)
 			k.links[i] = -1
 		}
-		if k.group != nil && k.defined[i] {
-			evs = append(evs, eventName(i))
-			k.defined[i] = false
-		}
 	}
 	k.mu.Unlock()
 	kprobelink.CloseAll(fds)
-	if len(evs) > 0 {
-		if err := k.group.Remove(evs, 5*time.Second); err != nil && k.groupErr == nil {
-			k.groupErr = err
-		}
-	}
 	return len(fds)
 }
 
@@ -299,9 +253,6 @@ func (k *kernel) close() {
 		return
 	}
 	k.detachAll()
-	if k.group != nil {
-		k.group.Close()
-	}
 	for _, p := range k.progs {
 		p.Close()
 	}

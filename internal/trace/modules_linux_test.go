@@ -121,3 +121,45 @@ func TestModulePollDocumented(t *testing.T) {
 		t.Errorf("docs/trace.md does not say %q", want)
 	}
 }
+
+// TestPlanFollow: with FollowModules a probe of a module that is not
+// loaded waits (the run's maps keep room for it) while the others are
+// planned; without it, the probe fails the run.
+func TestPlanFollow(t *testing.T) {
+	root := t.TempDir()
+	for src, dst := range map[string]string{
+		"x86_64.kallsyms":   "proc/kallsyms",
+		"x86_64.btf":        "sys/kernel/btf/vmlinux",
+		"x86_64.inline.btf": "sys/kernel/btf/vmlinux.inline",
+	} {
+		b, err := os.ReadFile(filepath.Join("..", "resolve", "testdata", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, dst)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sys := ksys.System{Root: root}
+	probes := []Probe{{Func: "cwnd_set"}, {Module: "later", Func: "later_fn"}}
+	if _, err := makePlan(Options{Probes: probes, Sys: sys}); err == nil {
+		t.Fatal("a probe of a module that is not loaded planned without FollowModules")
+	}
+	pl, err := makePlan(Options{Probes: probes, Sys: sys, FollowModules: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.probes) != 1 || len(pl.pending) != 1 || pl.pending[0].Module != "later" || len(pl.follow) != 1 {
+		t.Fatalf("planned %d probes, pending %v, following %v", len(pl.probes), pl.pending, pl.follow)
+	}
+	if got, want := pl.capacity(), len(pl.sites)+followRoom; got != want || len(pl.sites) == 0 {
+		t.Errorf("capacity %d for %d sites, want %d", got, len(pl.sites), want)
+	}
+	if got := pl.followed(); len(got) != 1 || got[0] != "later" {
+		t.Errorf("followed %v", got)
+	}
+}

@@ -11,13 +11,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/btfinline/btfinline/internal/kprobelink"
 	"github.com/btfinline/btfinline/internal/ksys"
 	"golang.org/x/sys/unix"
 )
@@ -87,66 +85,6 @@ func processStart(pid int) (state byte, start uint64, ok bool) {
 func (s session) alive() bool {
 	state, start, ok := processStart(s.pid)
 	return ok && start == s.start && state != 'Z' && state != 'X'
-}
-
-// group is the tracefs kprobe event group of session s's kprobes: the
-// name says whose they are, so that the watchdog, the next run and
-// --cleanup find the events of a dead run without a record.
-func (s session) group() string { return fmt.Sprintf("btfinline_%d_%d", s.pid, s.start) }
-
-// groupSession is the session a group name of group() names.
-func groupSession(name string) (session, bool) {
-	var s session
-	rest, ok := strings.CutPrefix(name, "btfinline_")
-	p, st, ok2 := strings.Cut(rest, "_")
-	pid, err1 := strconv.Atoi(p)
-	start, err2 := strconv.ParseUint(st, 10, 64)
-	if !ok || !ok2 || err1 != nil || err2 != nil {
-		return s, false
-	}
-	return session{pid, start}, true
-}
-
-// removeGroup removes what is left of session s's tracefs events.
-func removeGroup(dir string, s session) (int, error) {
-	all, err := kprobelink.Events(dir)
-	evs := all[s.group()]
-	if err != nil || len(evs) == 0 {
-		return 0, err
-	}
-	g, err := kprobelink.OpenGroup(dir, s.group())
-	if err != nil {
-		return 0, err
-	}
-	defer g.Close()
-	return len(evs), g.Remove(evs, 30*time.Second)
-}
-
-// removeStaleGroups removes the tracefs kprobe events of runs that died
-// with their watchdogs; it says what it removed, "" for nothing.
-func removeStaleGroups(root string) (string, error) {
-	dir := kprobelink.TracingDir(root)
-	if dir == "" {
-		return "", nil
-	}
-	evs, err := kprobelink.Events(dir)
-	if err != nil {
-		return "", err
-	}
-	var msgs []string
-	for name := range evs {
-		s, ok := groupSession(name)
-		if !ok || s.alive() {
-			continue
-		}
-		n, err := removeGroup(dir, s)
-		if err != nil {
-			return "", err
-		}
-		msgs = append(msgs, fmt.Sprintf("removed the %d kprobe events of group %s, which trace session pid %d registered and did not remove (killed with its watchdog?)", n, name, s.pid))
-	}
-	slices.Sort(msgs)
-	return strings.Join(msgs, "; "), nil
 }
 
 func self() (session, error) {
@@ -322,45 +260,6 @@ type optGuard struct {
 	held bool
 	wd   *exec.Cmd
 	pipe *os.File // the write end; its close tells the watchdog
-	// dir is the tracefs mount of the run's group, when it has one.
-	dir string
-}
-
-// group opens the run's tracefs group, in which its kprobes are
-// registered disarmed and then armed in one pass, with the watchdog
-// running first: the events would outlive a killed run, and the watchdog
-// (else the next run, or --cleanup) removes them. why says why not, ""
-// when there is no tracefs to use.
-func (g *optGuard) group() (gr *kprobelink.Group, why string) {
-	dir := kprobelink.TracingDir(g.st.root)
-	if dir == "" {
-		return nil, ""
-	}
-	if g.me.pid == 0 {
-		me, err := self()
-		if err != nil {
-			return nil, err.Error()
-		}
-		g.me = me
-	}
-	if err := g.startWatchdog(); err != nil {
-		return nil, err.Error()
-	}
-	gr, err := kprobelink.OpenGroup(dir, g.me.group())
-	if err != nil {
-		return nil, "tracefs: " + err.Error()
-	}
-	g.dir = dir
-	return gr, ""
-}
-
-// groupLeft reports whether events of the run's group are still there.
-func (g *optGuard) groupLeft() bool {
-	if g.dir == "" {
-		return false
-	}
-	evs, err := kprobelink.Events(g.dir)
-	return err != nil || len(evs[g.me.group()]) > 0
 }
 
 func newOptGuard(sys ksys.System) *optGuard { return &optGuard{st: optStore{sys.Root}} }
@@ -458,10 +357,9 @@ func (g *optGuard) close() error {
 	err := g.resume()
 	if g.wd != nil {
 		g.pipe.Close()
-		if err != nil || g.groupLeft() {
-			// The record still names this run, or its events are still
-			// there: the watchdog lets go for it once it has exited, so
-			// it must not be waited for.
+		if err != nil {
+			// The record still names this run: the watchdog lets go for
+			// it once it has exited, so it must not be waited for.
 			g.wd.Process.Release()
 		} else if werr := g.wd.Wait(); werr != nil {
 			err = fmt.Errorf("optprobes watchdog: %w", werr)
@@ -565,43 +463,16 @@ func watchdog(args []string) error {
 		}
 		return false, nil
 	}
-	dir := kprobelink.TracingDir(args[0])
-	eventsLeft := func() bool {
-		if dir == "" {
-			return false
-		}
-		evs, err := kprobelink.Events(dir)
-		return err == nil && len(evs[s.group()]) > 0
-	}
-	// A run that ends normally lets go itself before closing the pipe,
-	// and removes its events.
-	held, err := holds()
-	if err != nil {
+	// A run that ends normally lets go itself before closing the pipe.
+	if ok, err := holds(); !ok || err != nil {
 		return err
-	}
-	if !held && !eventsLeft() {
-		return nil
 	}
 	// Killed: the kernel is still closing its fds, unregistering its
 	// kprobes one by one; with optimization back on it would run an
-	// optimizer round between each. Its events can go once its perf
-	// events are closed.
+	// optimizer round between each.
 	for s.alive() {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if held {
-		if err := releaseFor(st, s); err != nil {
-			return err
-		}
-	}
-	if dir != "" {
-		_, err = removeGroup(dir, s)
-	}
-	return err
-}
-
-// releaseFor lets go of the pause for session s, which is gone.
-func releaseFor(st optStore, s session) error {
 	unlock, err := st.lock()
 	if err != nil {
 		return err
@@ -616,8 +487,7 @@ func releaseFor(st optStore, s session) error {
 }
 
 // Cleanup restores what a killed run left: kprobe jump optimization, when
-// the record names no live session, and the tracefs kprobe events of a
-// dead session's group. The perf kprobes and BPF objects need nothing:
+// the record names no live session. Kprobes and BPF objects need nothing:
 // the kernel releases them with the process' fds.
 func Cleanup(sys ksys.System, w io.Writer) error {
 	msg, err := optStore{sys.Root}.recoverStale()
@@ -628,12 +498,5 @@ func Cleanup(sys ksys.System, w io.Writer) error {
 		msg = "nothing to restore: no record of a paused " + optprobesSysctl
 	}
 	fmt.Fprintln(w, "btfinline trace --cleanup:", msg)
-	gone, err := removeStaleGroups(sys.Root)
-	if err != nil {
-		return err
-	}
-	if gone != "" {
-		fmt.Fprintln(w, "btfinline trace --cleanup:", gone)
-	}
 	return nil
 }

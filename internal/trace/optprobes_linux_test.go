@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/btfinline/btfinline/internal/kprobelink"
 	"github.com/btfinline/btfinline/internal/ksys"
 )
 
@@ -31,9 +30,6 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) == 3 && os.Args[1] == pauserArg {
 		os.Exit(pauser(os.Args[2]))
-	}
-	if len(os.Args) == 3 && os.Args[1] == definerArg {
-		os.Exit(definer(os.Args[2]))
 	}
 	os.Exit(m.Run())
 }
@@ -317,149 +313,5 @@ func TestOptprobesOverlap(t *testing.T) {
 			}
 			settle(t, "restored after the last", func() bool { return sysctlOf(t, sys) == "1" && recordOf(t, sys) == nil })
 		})
-	}
-}
-
-// definerArg makes the test binary a trace run that defines three events
-// in its tracefs group on the fake tree ROOT, then removes them and ends
-// when its stdin closes, its watchdog being the test binary too.
-const definerArg = "__btfinline-test-definer"
-
-func definer(root string) int {
-	g := newOptGuard(ksys.System{Root: root})
-	gr, why := g.group()
-	if gr == nil {
-		fmt.Printf("no group: %s\n", why)
-		return 1
-	}
-	evs := []string{"p0", "p1", "p2"}
-	for i, ev := range evs {
-		if err := gr.Define(ev, 0x1000+uint64(i)); err != nil {
-			fmt.Println(err)
-			return 1
-		}
-	}
-	fmt.Printf("defined %d\n", g.wd.Process.Pid)
-	io.Copy(io.Discard, os.Stdin)
-	if err := gr.Remove(evs, time.Second); err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	gr.Close()
-	if err := g.close(); err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	return 0
-}
-
-// tracefsRoot is a tree with a tracefs kprobe_events file (a plain file:
-// kprobelink.Events reads its removals as the kernel's file shows them).
-func tracefsRoot(t *testing.T, content string) (ksys.System, string) {
-	root := t.TempDir()
-	dir := filepath.Join(root, "sys/kernel/tracing")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "kprobe_events"), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return ksys.System{Root: root}, dir
-}
-
-func groupsOf(t *testing.T, dir string) map[string][]string {
-	evs, err := kprobelink.Events(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs
-}
-
-func startDefiner(t *testing.T, sys ksys.System) (*exec.Cmd, io.WriteCloser, int) {
-	t.Helper()
-	cmd := exec.Command("/proc/self/exe", definerArg, sys.Root)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	var wd int
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if _, err := fmt.Sscanf(line, "defined %d", &wd); err != nil {
-		t.Fatalf("definer said %q", line)
-	}
-	return cmd, in, wd
-}
-
-// A run's tracefs events outlive it: killed, its watchdog removes them;
-// ended, it removes them itself and the watchdog ends with it. Another
-// user's events are not touched.
-func TestGroupEvents(t *testing.T) {
-	const other = "p:kprobes/theirs 0x2000\n"
-	t.Run("killed", func(t *testing.T) {
-		sys, dir := tracefsRoot(t, other)
-		cmd, _, wd := startDefiner(t, sys)
-		_, start, _ := processStart(cmd.Process.Pid)
-		name := session{cmd.Process.Pid, start}.group()
-		if got := groupsOf(t, dir)[name]; len(got) != 3 {
-			t.Fatalf("group %s: %v, want 3 events", name, got)
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		settle(t, "the events removed by the watchdog", func() bool { return len(groupsOf(t, dir)[name]) == 0 })
-		settle(t, "watchdog ended", func() bool { return gone(wd) })
-		if got := groupsOf(t, dir)["kprobes"]; len(got) != 1 {
-			t.Errorf("the other group: %v", got)
-		}
-	})
-	t.Run("ended", func(t *testing.T) {
-		sys, dir := tracefsRoot(t, other)
-		cmd, in, wd := startDefiner(t, sys)
-		in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("definer: %v", err)
-		}
-		if !gone(wd) {
-			t.Errorf("watchdog %d still running after the run ended", wd)
-		}
-		if g := groupsOf(t, dir); len(g) != 1 || len(g["kprobes"]) != 1 {
-			t.Errorf("events after the run: %v", g)
-		}
-	})
-	// A group whose run died with its watchdog: the next run, or
-	// --cleanup, removes it.
-	t.Run("stale", func(t *testing.T) {
-		dead := exec.Command("true")
-		if err := dead.Run(); err != nil {
-			t.Fatal(err)
-		}
-		s := session{dead.Process.Pid, 1}
-		sys, dir := tracefsRoot(t, other+"p:"+s.group()+"/p0 0x1000\np:"+s.group()+"/p1 0x1001\n")
-		var out bytes.Buffer
-		if err := Cleanup(sys, &out); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(out.String(), "removed the 2 kprobe events of group "+s.group()) {
-			t.Errorf("cleanup said %q", out.String())
-		}
-		if g := groupsOf(t, dir); len(g) != 1 || len(g["kprobes"]) != 1 {
-			t.Errorf("events after cleanup: %v", g)
-		}
-	})
-}
-
-func TestGroupSession(t *testing.T) {
-	s := session{1234, 56789}
-	if got, ok := groupSession(s.group()); !ok || got != s {
-		t.Errorf("groupSession(%q) = %v %v", s.group(), got, ok)
-	}
-	for _, bad := range []string{"kprobes", "btfinline_", "btfinline_12", "btfinline_x_1"} {
-		if _, ok := groupSession(bad); ok {
-			t.Errorf("groupSession(%q) is a session", bad)
-		}
 	}
 }

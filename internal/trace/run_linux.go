@@ -3,6 +3,7 @@
 package trace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,11 +100,6 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	} else if msg != "" {
 		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
 	}
-	if msg, err := removeStaleGroups(o.Sys.Root); err != nil {
-		fmt.Fprintf(o.Err, "btfinline trace: %v\n", err)
-	} else if msg != "" {
-		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
-	}
 	if err := raiseFileLimit(max(len(todo), pl.capacity())); err != nil {
 		return err
 	}
@@ -156,31 +152,38 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	start := time.Now()
 	s.attached = make([]bool, n)
 	refusals := make([]error, n)
-	if len(todo) >= PauseOptprobesAt {
-		if g, why := s.opt.group(); g != nil {
-			for i, err := range s.k.defineAll(g, pl, todo) {
+	at := make([]time.Time, n)
+	some := func(sites []int) error {
+		return kprobelink.Parallel(len(sites), attachWorkers, func(j int) error {
+			i := sites[j]
+			if err := s.k.attach(pl, i); err != nil {
+				if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
+					return err
+				}
 				refusals[i] = err
+				return nil
 			}
-			fmt.Fprintf(s.o.Err, "btfinline trace: %d kprobes registered disarmed in %.3f s (tracefs group %s), arming them\n", len(todo)-len(refusalsOf(refusals)), time.Since(start).Seconds(), g.Name())
-		} else if why != "" {
-			fmt.Fprintf(s.o.Err, "btfinline trace: kprobes armed as they are registered: %s\n", why)
+			s.attached[i], at[i] = true, time.Now()
+			return nil
+		})
+	}
+	// A kprobe fires from the moment it is armed, and there is no
+	// disarmed open: on a hot function the places attached first fire
+	// while the rest are registered, each hit a breakpoint trap. Between
+	// batches, the places that fire often are detached and attached again
+	// last (docs/trace.md, "What attaching costs").
+	var fatal error
+	var hot []int
+	for b := 0; b < len(todo) && fatal == nil; b += attachBatch {
+		fatal = some(todo[b:min(b+attachBatch, len(todo))])
+		if b+attachBatch < len(todo) && len(hot) < maxHot {
+			hot = append(hot, s.deferHot(todo[:min(b+attachBatch, len(todo))], at, maxHot-len(hot))...)
 		}
 	}
-	fatal := kprobelink.Parallel(len(todo), attachWorkers, func(j int) error {
-		i := todo[j]
-		if refusals[i] != nil {
-			return nil
-		}
-		if err := s.k.attach(pl, i); err != nil {
-			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
-				return err
-			}
-			refusals[i] = err
-			return nil
-		}
-		s.attached[i] = true
-		return nil
-	})
+	if fatal == nil && len(hot) > 0 {
+		fatal = some(hot)
+		fmt.Fprintf(s.o.Err, "btfinline trace: %d places fired often while the others were attached: attached last\n", len(hot))
+	}
 	took := time.Since(start)
 	if err := s.opt.resume(); err != nil {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
@@ -219,13 +222,44 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	return nil
 }
 
-func refusalsOf(r []error) []error {
-	var out []error
-	for _, err := range r {
-		if err != nil {
-			out = append(out, err)
+// attachBatch is how many places are attached between two looks at
+// which fire often; maxHot bounds how many are attached again last
+// (detaching a kprobe costs grace periods in the kernel); hotRate is the
+// rate of hits from which a place counts as hot.
+const (
+	attachBatch = 64
+	maxHot      = 64
+	hotRate     = 2000 // hits a second
+)
+
+// deferHot detaches up to most of the attached places of sites that fire
+// at hotRate or more since they were attached, the hottest first, and
+// returns them.
+func (s *traceRun) deferHot(sites []int, at []time.Time, most int) []int {
+	c := s.k.counters(len(s.pl.sites))
+	now := time.Now()
+	type rated struct {
+		i    int
+		rate float64
+	}
+	var hot []rated
+	for _, i := range sites {
+		if !s.attached[i] {
+			continue
+		}
+		if d := now.Sub(at[i]).Seconds(); d > 0 {
+			if r := float64(c[i]) / d; r >= hotRate {
+				hot = append(hot, rated{i, r})
+			}
 		}
 	}
+	slices.SortFunc(hot, func(a, b rated) int { return cmp.Compare(b.rate, a.rate) })
+	var out []int
+	for _, h := range hot[:min(len(hot), most)] {
+		out = append(out, h.i)
+		s.attached[h.i] = false
+	}
+	s.k.detach(out)
 	return out
 }
 
@@ -428,9 +462,6 @@ func (s *traceRun) finish(loopErr error) error {
 	k.detachAll()
 	if err := s.opt.resume(); err != nil {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
-	}
-	if k.groupErr != nil {
-		fmt.Fprintf(s.o.Err, "btfinline trace: %v: the watchdog removes the group's events once this run has ended\n", k.groupErr)
 	}
 	detached := time.Since(t0)
 	if s.rd != nil && loopErr == nil {
