@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,22 @@ func TestPlanFollow(t *testing.T) {
 	}
 	if got := pl.followed(); len(got) != 1 || got[0] != "later" {
 		t.Errorf("followed %v", got)
+	}
+}
+
+// TestHotPlaces: the attached places that fire at hotRate or more since
+// they were attached, hottest first, at most most of them.
+func TestHotPlaces(t *testing.T) {
+	now := time.Now()
+	ago := func(s float64) time.Time { return now.Add(-time.Duration(s * float64(time.Second))) }
+	at := []time.Time{ago(1), ago(2), ago(0.5), ago(1), ago(1)}
+	counts := []uint64{hotRate - 1, 3 * hotRate, 2 * hotRate, 10 * hotRate, 5 * hotRate}
+	attached := []bool{true, true, true, false, true}
+	got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now, 2)
+	if want := []int{4, 2}; !slices.Equal(got, want) {
+		t.Errorf("hot places %v, want %v (4 at 5x, 2 at 4x; 1 at 1.5x past the limit; 3 detached; 0 below)", got, want)
+	}
+	if got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now, 10); len(got) != 3 {
+		t.Errorf("hot places %v, want three", got)
 	}
 }

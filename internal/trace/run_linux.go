@@ -232,34 +232,40 @@ const (
 	hotRate     = 2000 // hits a second
 )
 
-// deferHot detaches up to most of the attached places of sites that fire
-// at hotRate or more since they were attached, the hottest first, and
-// returns them.
+// deferHot detaches the places hotPlaces picks and returns them.
 func (s *traceRun) deferHot(sites []int, at []time.Time, most int) []int {
-	c := s.k.counters(len(s.pl.sites))
-	now := time.Now()
+	out := hotPlaces(sites, s.attached, s.k.counters(len(s.pl.sites)), at, time.Now(), most)
+	for _, i := range out {
+		s.attached[i] = false
+	}
+	s.k.detach(out)
+	return out
+}
+
+// hotPlaces returns up to most of the attached places of sites that have
+// fired at hotRate or more since they were attached (at), the hottest
+// first: a trace attaches them again after the others (traceRun.attach).
+func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, now time.Time, most int) []int {
 	type rated struct {
 		i    int
 		rate float64
 	}
 	var hot []rated
 	for _, i := range sites {
-		if !s.attached[i] {
+		if !attached[i] {
 			continue
 		}
 		if d := now.Sub(at[i]).Seconds(); d > 0 {
-			if r := float64(c[i]) / d; r >= hotRate {
+			if r := float64(counts[i]) / d; r >= hotRate {
 				hot = append(hot, rated{i, r})
 			}
 		}
 	}
-	slices.SortFunc(hot, func(a, b rated) int { return cmp.Compare(b.rate, a.rate) })
+	slices.SortStableFunc(hot, func(a, b rated) int { return cmp.Compare(b.rate, a.rate) })
 	var out []int
 	for _, h := range hot[:min(len(hot), most)] {
 		out = append(out, h.i)
-		s.attached[h.i] = false
 	}
-	s.k.detach(out)
 	return out
 }
 
