@@ -451,7 +451,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
   while read -r m; do failed "$m"; done < <(e2e_trace_verdict "$work/results.txt")
   grep -q '^E2E trace-expect api example: last values: ' "$work/results.txt" || failed "no check of the API example (examples/sitecount)"
   grep -q '^E2E trace-expect follow-modules: ' "$work/results.txt" || failed "no check of trace --follow-modules"
-  grep -q '^E2E trace-expect attach within twice kprobe_events: ' "$work/results.txt" || failed "no comparison of the attach with kprobe_events"
+  grep -q '^E2E trace-expect attach within three times kprobe_events: ' "$work/results.txt" || failed "no comparison of the attach with kprobe_events"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
   . "$here/e2e/trace.sh"

@@ -1,0 +1,65 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAttachRatios: the attach ratios the README and docs/trace.md quote
+// (trace's attach over kprobe_events' define and enable, in one boot) are
+// those of docs/trace.md's attach blocks, which the qemu runs write.
+func TestAttachRatios(t *testing.T) {
+	root := filepath.Join(figuresDir(), "..", "..")
+	doc := filepath.Join(root, "docs", "trace.md")
+	num := func(line, key string) float64 {
+		m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("no %s= in %q", key, line)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	ratio := map[string]string{}
+	for _, k := range []string{"6.1-x86_64", "6.1-arm64", "6.12-x86_64", "6.12-arm64"} {
+		b, err := e2eBlock(doc, "attach-"+k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours, theirs float64
+		for _, l := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(l, "E2E attach btfinline places="):
+				ours = num(l, "attach")
+			case strings.HasPrefix(l, "E2E attach kprobe_events "):
+				theirs = num(l, "define") + num(l, "enable")
+			}
+		}
+		if ours == 0 || theirs == 0 {
+			t.Fatalf("block attach-%s: no attach lines", k)
+		}
+		ratio[k] = fmt.Sprintf("%.2f", ours/theirs)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf("| %sx (6.12: %sx), within 3x every run (docs/trace.md, \"What attaching costs\") | %sx (6.12: %sx) |",
+		ratio["6.1-x86_64"], ratio["6.12-x86_64"], ratio["6.1-arm64"], ratio["6.12-arm64"])
+	if !strings.Contains(string(readme), row) {
+		t.Errorf("README's attach row is not the blocks': want %q", row)
+	}
+	trace, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose := fmt.Sprintf("ours took %s times theirs on x86-64 6.1, %s on arm64 6.1, %s\non x86-64 6.12 and %s on arm64 6.12",
+		ratio["6.1-x86_64"], ratio["6.1-arm64"], ratio["6.12-x86_64"], ratio["6.12-arm64"])
+	if !strings.Contains(string(trace), prose) {
+		t.Errorf("docs/trace.md's ratios are not its blocks': want %q", prose)
+	}
+}
