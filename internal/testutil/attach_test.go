@@ -14,7 +14,7 @@ import (
 // (trace's attach over kprobe_events' define and enable, in one boot) are
 // those of docs/trace.md's attach blocks, which the qemu runs write.
 func TestAttachRatios(t *testing.T) {
-	root := filepath.Join(figuresDir(), "..", "..")
+	root := repoRoot()
 	doc := filepath.Join(root, "docs", "trace.md")
 	num := func(line, key string) float64 {
 		m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(line)

@@ -21,7 +21,7 @@ var figureBlock = regexp.MustCompile("(?s)<!-- figures: (\\S+) -->\n(```\n)?(.*?
 // kernel checks), so that a figure cannot drift from what the checks
 // assert. BTFI_UPDATE_FIGURES=1 rewrites the blocks from the files.
 func TestDocsQuoteFigures(t *testing.T) {
-	root := filepath.Join(figuresDir(), "..", "..")
+	root := repoRoot()
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	docs = append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "e2e", "README.md"), filepath.Join(root, "kbuild", "README.md"))
 	blocks := 0

@@ -38,7 +38,7 @@ var kernelTable = regexp.MustCompile("(?s)<!-- kernels -->\n(.*?)<!-- /kernels -
 // kernel, the e2e-run blocks for the qemu runs), so that no cell can
 // drift from what a check asserts. BTFI_UPDATE_FIGURES=1 rewrites it.
 func TestKernelTable(t *testing.T) {
-	root := filepath.Join(figuresDir(), "..", "..")
+	root := repoRoot()
 	want, err := makeKernelTable(root)
 	if err != nil {
 		t.Fatal(err)

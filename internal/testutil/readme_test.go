@@ -15,7 +15,7 @@ import (
 // the module but the test helpers and the programs (e2e, examples), and no package
 // imports one listed above it (the order the table claims).
 func TestReadmePackages(t *testing.T) {
-	root := filepath.Join(figuresDir(), "..", "..")
+	root := repoRoot()
 	b, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)

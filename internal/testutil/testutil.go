@@ -163,9 +163,12 @@ func (k Kernel) Objdump(t testing.TB) string {
 
 // figuresDir is docs/figures of the repository: the figures the README and
 // docs quote, one folder per kernel build.
-func figuresDir() string {
+func figuresDir() string { return filepath.Join(repoRoot(), "docs", "figures") }
+
+// repoRoot is the repository's top folder.
+func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "docs", "figures")
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // UpdateFigures says whether the figure files are being rewritten
