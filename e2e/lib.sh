@@ -107,11 +107,18 @@ e2e_readme_block() {
 # README's block NAME (between "<!-- e2e-run:NAME -->" and
 # "<!-- /e2e-run:NAME -->", in a code block), both compared after the sed
 # script SED (what a run does not reproduce). Prints what differs;
-# E2E_UPDATE_README=1 writes LINES into the block instead.
+# E2E_UPDATE_README=1 writes LINES into the block instead, unless the run
+# has failed already.
 e2e_readme_lines() {
   local want norm=${4:-}
   want=$(awk -v n="$2" '$0 == "<!-- /e2e-run:" n " -->" { f = 0 } f && !/^```/ { print } $0 == "<!-- e2e-run:" n " -->" { f = 1 }' "$1")
   if [ "${E2E_UPDATE_README:-0}" = 1 ]; then
+    # A failed run's lines are not the figures of the code: the block
+    # keeps what it has (run.sh's "fail" holds the reasons so far).
+    if [ -n "${fail:-}" ]; then
+      echo "E2E_UPDATE_README=1: block $2 of $1 not written: the run failed" >&2
+      return 0
+    fi
     awk -v n="$2" -v body="$3" '
       $0 == "<!-- e2e-run:" n " -->" { print; print "```"; print body; print "```"; skip = 1; next }
       $0 == "<!-- /e2e-run:" n " -->" { skip = 0 }
