@@ -151,9 +151,9 @@ func (t *Target) Sites() ([]Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	site.Sort(sites)
+	// marks[i] is sites[i]'s: the sites are visited in order, not sorted.
 	out := make([]Site, len(sites))
-	for i := range sites {
+	for n, i := range site.Order(sites) {
 		s := &sites[i]
 		o := Site{Func: s.Func.Name, Position: Position{Caller: s.Caller, CallerOffset: s.CallerOff, Section: s.Section, SectionOffset: s.SectionOff,
 			Address: s.Addr, HasAddress: t.t.HasAddresses() && marks[i].NoAddr == ""}}
@@ -167,7 +167,7 @@ func (t *Target) Sites() ([]Site, error) {
 			}
 			o.Params = append(o.Params, Param{Name: p.Name, Type: p.Type, Location: loc})
 		}
-		out[i] = o
+		out[n] = o
 	}
 	return out, nil
 }

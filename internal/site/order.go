@@ -13,22 +13,29 @@ import (
 // Sort orders sites by Less, stably.
 func Sort(sites []Site) {
 	// Sort indices, then permute once: a Site is too big to swap around.
-	idx := make([]int32, len(sites))
-	for i := range idx {
-		idx[i] = int32(i)
+	idx := Order(sites)
+	sorted := make([]Site, len(sites))
+	for i, j := range idx {
+		sorted[i] = sites[j]
 	}
-	slices.SortStableFunc(idx, func(i, j int32) int {
+	copy(sites, sorted)
+}
+
+// Order returns the indices of sites in the order Sort puts them, for a
+// caller that keeps something parallel to the sites.
+func Order(sites []Site) []int {
+	idx := make([]int, len(sites))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
 		a, b := &sites[i], &sites[j]
 		if c := cmp.Compare(a.Addr, b.Addr); c != 0 {
 			return c
 		}
 		return comparePlaced(a, b)
 	})
-	sorted := make([]Site, len(sites))
-	for i, j := range idx {
-		sorted[i] = sites[j]
-	}
-	copy(sites, sorted)
+	return idx
 }
 
 // Less is the order of Sort: address, section, then Compare. Sites read
