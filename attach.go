@@ -55,10 +55,6 @@ func (l *Links) Close() error {
 	return nil
 }
 
-// attachWorkers is how many places are attached at once: registering a
-// kprobe waits for the kernel's text patching, and the waits overlap.
-const attachWorkers = 16
-
 // Attach attaches prog, a kprobe program, at every place of places that
 // has the running kernel's address and that no kprobe rule refuses, with
 // the place's index as its BPF cookie (bpf_get_attach_cookie), so that

@@ -16,7 +16,7 @@ func attachAll(l *Links, prog *ebpf.Program, places []Place, todo []int) error {
 	if err != nil {
 		return err
 	}
-	fatal := kprobelink.Parallel(len(todo), attachWorkers, func(j int) error {
+	fatal := kprobelink.Parallel(len(todo), kprobelink.AttachWorkers, func(j int) error {
 		i := todo[j]
 		fd, err := pmu.Attach(prog.FD(), places[i].Address, uint64(i))
 		l.mu.Lock()

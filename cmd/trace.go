@@ -177,10 +177,10 @@ when the last ends. So nothing is left behind.
 				o.inline = inl
 				findInline = func(ctx context.Context, m string) (string, error) {
 					f, err := o.lookup.find(ctx, c.ErrOrStderr(), sys, []string{m})
-					if p := f[m]; err != nil || p == sys.BTFPath(m+".inline") {
+					if err != nil {
 						return "", err
 					}
-					return f[m], nil
+					return inlineFile(sys, m, f[m]), nil
 				}
 			} else if o.follow {
 				return errors.New("--follow-modules follows the running kernel's modules: not with FILE")
@@ -246,10 +246,8 @@ func (o *traceOptions) lookupInline(c *cobra.Command, ctx context.Context, sys k
 	}
 	var objs []string
 	for _, p := range probes {
-		if o.follow && p.Module != "" {
-			if _, err := sys.ModuleSection(p.Module, ".text"); err != nil {
-				continue // looked up when it is loaded
-			}
+		if o.follow && !p.Loaded(sys) {
+			continue // looked up when it is loaded
 		}
 		if obj := p.Object(); !given[obj] {
 			given[obj] = true
@@ -265,9 +263,19 @@ func (o *traceOptions) lookupInline(c *cobra.Command, ctx context.Context, sys k
 		return nil, err
 	}
 	for _, obj := range objs {
-		if p := m[obj]; p != "" && p != sys.BTFPath(obj+".inline") {
+		if p := inlineFile(sys, obj, m[obj]); p != "" {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// inlineFile is the file trace is given for obj's inline BTF, which the
+// lookup chain found at path: "" for the kernel's own, which trace reads
+// by itself.
+func inlineFile(sys ksys.System, obj, path string) string {
+	if path == sys.BTFPath(obj+".inline") {
+		return ""
+	}
+	return path
 }

@@ -15,6 +15,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// AttachWorkers is how many places to attach at once: registering a
+// kprobe takes the kernel's kprobe_mutex, but opening the perf event and
+// creating the link around it do not.
+const AttachWorkers = 4
+
 // PMU is the kernel's kprobe event source.
 type PMU struct{ typ uint32 }
 

@@ -37,8 +37,18 @@ type kernel struct {
 
 // addProbes writes the specs of the sites from site on and loads the
 // programs of the probes from probe on (the plan's, at the start; those
-// of a module that came, later).
-func (k *kernel) addProbes(pl *plan, probe, site int) error {
+// of a module that came, later). On an error it loads none of them, so
+// that k.progs stays indexed by probe when the caller drops them.
+func (k *kernel) addProbes(pl *plan, probe, site int) (err error) {
+	loaded := len(k.progs)
+	defer func() {
+		if err != nil {
+			for _, p := range k.progs[loaded:] {
+				p.Close()
+			}
+			k.progs = k.progs[:loaded]
+		}
+	}()
 	for i := site; i < len(pl.sites); i++ {
 		s := pl.sites[i]
 		if s.refused != "" {

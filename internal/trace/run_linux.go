@@ -18,11 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// attachWorkers attach sites concurrently: registering a kprobe takes the
-// kernel's kprobe_mutex, but opening the perf event and creating the link
-// around it do not.
-const attachWorkers = 4
-
 // fdReserve is what a run needs beside one link fd per site: the maps,
 // programs, ring buffer, BTF and the process' own files.
 const fdReserve = 256
@@ -100,7 +95,8 @@ func run(ctx context.Context, pl *plan, o Options) error {
 	} else if msg != "" {
 		fmt.Fprintf(o.Err, "btfinline trace: %s\n", msg)
 	}
-	if err := raiseFileLimit(max(len(todo), pl.capacity())); err != nil {
+	// One fd a place attached now, and room for the followed modules'.
+	if err := raiseFileLimit(len(todo) + pl.capacity() - len(pl.sites)); err != nil {
 		return err
 	}
 	k, err := newKernel(pl, o.RingSize)
@@ -154,7 +150,7 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	refusals := make([]error, n)
 	at := make([]time.Time, n)
 	some := func(sites []int) error {
-		return kprobelink.Parallel(len(sites), attachWorkers, func(j int) error {
+		return kprobelink.Parallel(len(sites), kprobelink.AttachWorkers, func(j int) error {
 			i := sites[j]
 			if err := s.k.attach(pl, i); err != nil {
 				if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EMFILE) {
@@ -207,13 +203,7 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	}
 	s.live = s.natt
 	if len(pl.pending) > 0 {
-		var mods []string
-		for _, p := range pl.pending {
-			if !slices.Contains(mods, p.Module) {
-				mods = append(mods, p.Module)
-			}
-		}
-		fmt.Fprintf(s.o.Err, "btfinline trace: waiting for module(s) %s to be loaded\n", strings.Join(mods, ", "))
+		fmt.Fprintf(s.o.Err, "btfinline trace: waiting for module(s) %s to be loaded\n", strings.Join(modulesOf(pl.pending), ", "))
 	}
 	fmt.Fprintf(s.o.Err, "Attached %d places of %d probe(s) in %.3f s (%d skipped). Tracing... Hit Ctrl-C to end.\n", s.natt, len(pl.probes), took.Seconds(), n-s.natt)
 	if s.o.Attached != nil {
@@ -341,7 +331,7 @@ func (s *traceRun) moduleLoaded(ctx context.Context, m string) {
 		pl.probes, pl.sites = pl.probes[:probe0], pl.sites[:site0]
 	}
 	for _, p := range pl.followOf(m) {
-		if _, err := pl.addProbe(p, t, s.o); err != nil {
+		if err := pl.addProbe(p, t, s.o); err != nil {
 			warn("%s: %v", p, err)
 			undo()
 			return

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/btfinline/btfinline/internal/ksys"
 	"github.com/btfinline/btfinline/internal/resolve"
 )
 
@@ -42,9 +43,12 @@ func (pl *plan) followOf(m string) []Probe {
 }
 
 // followed lists the modules the run follows.
-func (pl *plan) followed() []string {
+func (pl *plan) followed() []string { return modulesOf(pl.follow) }
+
+// modulesOf lists the modules probes name, each once, in their order.
+func modulesOf(probes []Probe) []string {
 	var out []string
-	for _, p := range pl.follow {
+	for _, p := range probes {
 		if !slices.Contains(out, p.Module) {
 			out = append(out, p.Module)
 		}
@@ -116,14 +120,20 @@ const followRoom = 1024
 // capacity is how many sites the run's maps hold.
 func (pl *plan) capacity() int { return len(pl.sites) + followRoom*len(pl.follow) }
 
+// Loaded reports whether the object of p is in the running kernel:
+// vmlinux, or a module whose text /sys/module shows.
+func (p Probe) Loaded(sys ksys.System) bool {
+	if p.Module == "" {
+		return true
+	}
+	_, err := sys.ModuleSection(p.Module, ".text")
+	return err == nil
+}
+
 // waits reports whether probe p waits for its module (FollowModules, and
 // the module is not loaded now).
 func waits(o Options, p Probe) bool {
-	if !o.FollowModules || o.File != "" || p.Module == "" {
-		return false
-	}
-	_, err := o.Sys.ModuleSection(p.Module, ".text")
-	return err != nil
+	return o.FollowModules && o.File == "" && !p.Loaded(o.Sys)
 }
 
 // makePlan resolves every probe and lays out its events and sites.
@@ -171,45 +181,43 @@ func makePlan(o Options) (*plan, error) {
 		if t == nil {
 			t = targets[p.Object()]
 		}
-		if _, err := pl.addProbe(p, t, o); err != nil {
+		if err := pl.addProbe(p, t, o); err != nil {
 			return nil, err
 		}
 	}
 	return pl, nil
 }
 
-// addProbe resolves probe p on target t and adds it and its sites; it
-// returns the index of its first site.
-func (pl *plan) addProbe(p Probe, t *resolve.Target, o Options) (int, error) {
+// addProbe resolves probe p on target t and adds it and its sites.
+func (pl *plan) addProbe(p Probe, t *resolve.Target, o Options) error {
 	r, err := t.Resolve(p.Func, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	pp, err := planProbe(p, t, r, pl.extra, o)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if pl.filter != nil {
 		bf, err := pl.filter.Bind(pp.binding())
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		pp.filter = bf
 	}
 	if pl.hist != "" {
 		f := pp.fieldByName(pl.hist)
 		if f == nil || !f.scalar || f.words != 1 || f.str >= 0 {
-			return 0, fmt.Errorf("--hist %s: %s is not an integer or pointer argument of %s", pl.hist, pl.hist, p)
+			return fmt.Errorf("--hist %s: %s is not an integer or pointer argument of %s", pl.hist, pl.hist, p)
 		}
 		pp.hist = f.word
 	}
-	first := len(pl.sites)
 	for i := range pp.sites {
 		pp.sites[i].probe = len(pl.probes)
 		pl.sites = append(pl.sites, &pp.sites[i])
 	}
 	pl.probes = append(pl.probes, pp)
-	return first, nil
+	return nil
 }
 
 // binding resolves the names of a filter against the probe's fields and
