@@ -112,14 +112,33 @@ func TestWatchFollowed(t *testing.T) {
 	}
 }
 
-// TestModulePollDocumented: docs/trace.md says how often trace looks.
+// thousands spells n as the docs do: 1,024.
+func thousands(n int) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+}
+
+// TestModulePollDocumented: docs/trace.md says how often trace looks
+// for modules, how much room it keeps for followed ones, and how it
+// attaches hot places last, with the constants of the code.
 func TestModulePollDocumented(t *testing.T) {
 	b, err := os.ReadFile("../../docs/trace.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("every %d ms", modulePoll.Milliseconds()); !strings.Contains(string(b), want) {
-		t.Errorf("docs/trace.md does not say %q", want)
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("every %d ms", modulePoll.Milliseconds()),
+		fmt.Sprintf("room for %s places per followed probe", thousands(followRoom)),
+		fmt.Sprintf("attaches %d places at a time", attachBatch),
+		fmt.Sprintf("fired %s times a second or more", thousands(hotRate)),
+		fmt.Sprintf("at most %d such places", maxHot),
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/trace.md does not say %q", want)
+		}
 	}
 }
 
