@@ -1,10 +1,7 @@
 package dedup
 
 import (
-	"compress/gzip"
 	"debug/dwarf"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -80,37 +77,4 @@ func BenchmarkConvertFixture(b *testing.B) {
 			}
 		}
 	}
-}
-
-// BenchmarkIndexVmlinux indexes the Debian 6.1 vmlinux BTF (95,057 types),
-// the fixed cost of converting a module's types; the string index it needs
-// is built outside the timing.
-func BenchmarkIndexVmlinux(b *testing.B) {
-	s := vmlinuxBTF(b)
-	s.FindString("int")
-	b.ReportAllocs()
-	for b.Loop() {
-		NewIndex(s, nil)
-	}
-}
-
-func vmlinuxBTF(b *testing.B) *btf.Spec {
-	f, err := os.Open("../btf/testdata/vmlinux.btf.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := io.ReadAll(z)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := btf.Parse(raw, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
 }

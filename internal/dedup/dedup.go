@@ -23,7 +23,8 @@
 // vmlinux. Results are cached per DWARF offset, and candidates are tried in
 // id order, so the output is deterministic.
 //
-// It imports btf, internal/idmap, internal/chunk and debug/dwarf; package
+// It imports btf, internal/btfindex (the base chain's index, which it
+// shares with locsec), internal/chunk and debug/dwarf; package
 // encode hands it the debug/dwarf view that package dwarfsite loaded.
 package dedup
 
@@ -33,6 +34,7 @@ import (
 	"slices"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/btfindex"
 )
 
 // Error is a DWARF type that could not be converted.
@@ -68,8 +70,8 @@ type Converter struct {
 
 	// layers are the tables of the base chain, root first, and last own:
 	// those of dst's own types and of the pending ones.
-	layers   []*tables
-	own      tables
+	layers   []*btfindex.Layer
+	own      *btfindex.Layer
 	intName  uint32
 	sizeName uint32
 	index    btf.TypeID // array index type
@@ -116,17 +118,17 @@ type pair struct {
 // base chain holds the object's BTF). The base chain is indexed for it;
 // NewOn shares an Index among Converters.
 func New(d *dwarf.Data, dst *btf.Spec) *Converter {
-	var base *Index
+	var base *btfindex.Index
 	if dst.Base() != nil {
-		base = IndexChain(dst.Base())
+		base = btfindex.Chain(dst.Base())
 	}
 	return NewOn(d, dst, base)
 }
 
 // NewOn is New with base, the Index of dst.Base() (nil when dst has no
 // base), built once and shared.
-func NewOn(d *dwarf.Data, dst *btf.Spec, base *Index) *Converter {
-	if (base == nil) != (dst.Base() == nil) || base != nil && base.spec != dst.Base() {
+func NewOn(d *dwarf.Data, dst *btf.Spec, base *btfindex.Index) *Converter {
+	if (base == nil) != (dst.Base() == nil) || base != nil && base.Spec() != dst.Base() {
 		panic("dedup: NewOn: the Index is not of the Spec's base")
 	}
 	c := &Converter{d: d, dst: dst,
@@ -135,19 +137,16 @@ func NewOn(d *dwarf.Data, dst *btf.Spec, base *Index) *Converter {
 	if d != nil {
 		c.r = d.Reader()
 	}
-	for x := base; x != nil; x = x.parent {
-		c.layers = append(c.layers, &x.tables)
-	}
-	slices.Reverse(c.layers)
-	c.own.init(dst.FirstID(), len(dst.Types()))
-	c.layers = append(c.layers, &c.own)
+	c.layers = base.Layers()
+	c.own = btfindex.NewLayer(dst)
+	c.layers = append(c.layers, c.own)
 	c.intName, _ = dst.FindString("int")
 	c.sizeName, _ = dst.FindString("__ARRAY_SIZE_TYPE__")
 	for _, l := range c.layers[:len(c.layers)-1] {
-		if l.arraySize != 0 {
-			c.index = l.arraySize
-		} else if c.index == 0 && l.firstInt != 0 {
-			c.index = l.firstInt
+		if l.ArraySize() != 0 {
+			c.index = l.ArraySize()
+		} else if c.index == 0 && l.FirstInt() != 0 {
+			c.index = l.FirstInt()
 		}
 	}
 	id := dst.FirstID()
@@ -181,7 +180,7 @@ func (c *Converter) Commit() error {
 // register adds one of dst's own types, or a pending one, to the own
 // tables.
 func (c *Converter) register(id btf.TypeID, t *btf.Type) {
-	c.own.register(id, t, c.dst, c.intName, c.sizeName)
+	c.own.Add(id, t, c.dst)
 	if t.Kind() == btf.KindInt {
 		n := c.dst.CanonicalString(t.NameOff)
 		if n != 0 && (n == c.intName && c.index == 0 || n == c.sizeName) {
@@ -196,13 +195,13 @@ func (c *Converter) register(id btf.TypeID, t *btf.Type) {
 func (c *Converter) lookup(named bool, key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
 	var out []btf.TypeID
 	for _, l := range c.layers {
-		m := l.m
+		each := l.Other
 		if named {
-			m = l.named
+			each = l.Named
 		}
-		m.Each(key, func(id uint32) bool {
-			if t, err := c.typeByID(btf.TypeID(id)); err == nil && ok(t) {
-				out = append(out, btf.TypeID(id))
+		each(key, func(id btf.TypeID) bool {
+			if t, err := c.typeByID(id); err == nil && ok(t) {
+				out = append(out, id)
 			}
 			return !first || len(out) == 0
 		})
@@ -226,7 +225,7 @@ func (c *Converter) named(k btf.Kind, name string) []btf.TypeID {
 	if !ok {
 		return nil
 	}
-	return c.lookup(true, namedKey(k, off), false, func(t *btf.Type) bool {
+	return c.lookup(true, btfindex.NamedKey(k, off), false, func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum
@@ -242,12 +241,12 @@ func (c *Converter) anonymous(k btf.Kind, size uint32, vlen int, first string) [
 	if !ok {
 		return nil
 	}
-	return c.lookup(false, anonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
+	return c.lookup(false, btfindex.AnonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum
 		}
-		return tk == k && c.dst.CanonicalString(t.NameOff) == 0 && t.SizeType == size && t.Vlen() == vlen && firstName(c.dst, t) == off
+		return tk == k && c.dst.CanonicalString(t.NameOff) == 0 && t.SizeType == size && t.Vlen() == vlen && btfindex.FirstName(c.dst, t) == off
 	})
 }
 
@@ -258,13 +257,13 @@ func (c *Converter) ref(k btf.Kind, target btf.TypeID, name string) (btf.TypeID,
 	if !ok {
 		return 0, false
 	}
-	return c.lookupFirst(refKey(k, target, off), func(t *btf.Type) bool {
+	return c.lookupFirst(btfindex.RefKey(k, target, off), func(t *btf.Type) bool {
 		return t.Kind() == k && btf.TypeID(t.SizeType) == target && c.dst.CanonicalString(t.NameOff) == off
 	})
 }
 
 func (c *Converter) array(elem btf.TypeID, n uint32) (btf.TypeID, bool) {
-	return c.lookupFirst(arrayKey(elem, n), func(t *btf.Type) bool {
+	return c.lookupFirst(btfindex.ArrayKey(elem, n), func(t *btf.Type) bool {
 		if t.Kind() != btf.KindArray {
 			return false
 		}
@@ -276,10 +275,10 @@ func (c *Converter) array(elem btf.TypeID, n uint32) (btf.TypeID, bool) {
 // proto finds the first FUNC_PROTO of t's return and parameter types,
 // with named or unnamed parameters.
 func (c *Converter) proto(t *btf.Type, named bool) (btf.TypeID, bool) {
-	sh := shapeOf(t)
-	sh.named = named
-	return c.lookupFirst(sh.key(), func(o *btf.Type) bool {
-		return o.Kind() == btf.KindFuncProto && shapeOf(o).equal(sh)
+	sh := btfindex.ShapeOf(t)
+	sh.Named = named
+	return c.lookupFirst(sh.Key(), func(o *btf.Type) bool {
+		return o.Kind() == btf.KindFuncProto && btfindex.ShapeOf(o).Equal(sh)
 	})
 }
 

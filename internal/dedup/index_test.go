@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/btfindex"
 )
 
 func readBTF(t testing.TB, name string, base *btf.Spec) *btf.Spec {
@@ -73,7 +74,7 @@ func TestIndexLookups(t *testing.T) {
 // checkLookups compares every lookup of a Converter on the Index of mod's
 // chain with tables built by string keys over the chain.
 func checkLookups(t *testing.T, mod *btf.Spec) {
-	c := NewOn(nil, btf.NewSpec(mod), IndexChain(mod))
+	c := NewOn(nil, btf.NewSpec(mod), btfindex.Chain(mod))
 
 	type nk struct {
 		k    btf.Kind
@@ -149,7 +150,7 @@ func checkLookups(t *testing.T, mod *btf.Spec) {
 				t.Fatalf("[%d] array: %d, want %d", id, got, arrays[[2]uint32{uint32(elem), n}])
 			}
 		case btf.KindFuncProto:
-			if got, _ := c.proto(ty, shapeOf(ty).named); got != protos[protoString(ty)] {
+			if got, _ := c.proto(ty, btfindex.ShapeOf(ty).Named); got != protos[protoString(ty)] {
 				t.Fatalf("[%d] proto: %d, want %d", id, got, protos[protoString(ty)])
 			}
 		}

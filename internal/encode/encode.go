@@ -24,6 +24,7 @@ import (
 
 	"github.com/btfinline/btfinline/internal/atomicfile"
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/btfindex"
 	"github.com/btfinline/btfinline/internal/dedup"
 	"github.com/btfinline/btfinline/internal/dwarfsite"
 	"github.com/btfinline/btfinline/internal/elfobj"
@@ -87,14 +88,13 @@ type Options struct {
 }
 
 // Base is a base chain (a vmlinux for modules) loaded once, with the
-// indexes the type converter and the LOCSEC encoder look records up in,
+// index the type converter and the LOCSEC encoder look records up in,
 // shared by every File on it: a batch of modules pays for vmlinux once.
 // It is safe for concurrent use.
 type Base struct {
 	Paths []string
 	spec  *btf.Spec // the last of the chain
-	types *dedup.Index
-	recs  *locsec.Index
+	index *btfindex.Index
 }
 
 // LoadBase loads the base chain at paths, root first, and indexes it.
@@ -107,22 +107,13 @@ func LoadBase(paths []string) (*Base, error) {
 		}
 	}
 	if b.spec != nil {
-		b.index()
+		b.index = btfindex.Chain(b.spec)
 	}
 	return b, nil
 }
 
 // Spec returns the last BTF of the chain (nil for an empty chain).
 func (b *Base) Spec() *btf.Spec { return b.spec }
-
-// index builds both indexes at once: they share only the string index,
-// which the first to need it builds.
-func (b *Base) index() {
-	var g errgroup.Group
-	g.Go(func() error { b.recs = locsec.IndexChain(b.spec); return nil })
-	b.types = dedup.IndexChain(b.spec)
-	_ = g.Wait()
-}
 
 // File encodes the inline sites of the vmlinux or module at path as split
 // BTF on the object's own .BTF: it reads the sites from the DWARF, finds
@@ -179,14 +170,13 @@ func File(path string, o Options) (*Result, error) {
 	// the DWARF is read: for a small module they are most of the work.
 	// So are the probe-point rules (symbols, patched regions), which only
 	// the block probe point needs, and which the site reader needs first.
-	var types *dedup.Index
-	var recs *locsec.Index
+	var index *btfindex.Index
 	var indexing errgroup.Group
 	indexing.Go(func() error {
 		if o.Base == nil && chain != nil {
-			base.index()
+			base.index = btfindex.Chain(chain)
 		}
-		types, recs = dedup.NewIndex(own, base.types), locsec.NewIndex(own, base.recs)
+		index = btfindex.New(own, base.index)
 		return nil
 	})
 	var rules *kprobe.Rules
@@ -221,7 +211,7 @@ func File(path string, o Options) (*Result, error) {
 	t2 := time.Now()
 
 	dst := btf.NewSpec(own)
-	conv := dedup.NewOn(dw.Data(), dst, types)
+	conv := dedup.NewOn(dw.Data(), dst, index)
 	// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
 	// reader's own decoder, no Entry and Field slice are allocated each.
 	conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
@@ -229,7 +219,7 @@ func File(path string, o Options) (*Result, error) {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: recs, Workers: workers(o.Workers)})
+	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: index, Workers: workers(o.Workers)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

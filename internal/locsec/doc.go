@@ -40,6 +40,7 @@
 //     then FUNC_PROTO/FUNC pairs, LOC_PARAMs, LOC_PROTOs and LOCSECs, each
 //     in an order that depends only on the sites, never on scheduling.
 //
-// It imports btf and site; the DWARF types come in through the TypeMapper
+// It imports btf, internal/btfindex (the base chain's index, shared with
+// dedup) and site; the DWARF types come in through the TypeMapper
 // interface (package dedup provides it), not an import.
 package locsec

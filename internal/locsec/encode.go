@@ -15,6 +15,7 @@ import (
 	"github.com/btfinline/btfinline/internal/site"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/btfindex"
 )
 
 // TypeMapper gives the BTF id, in the chain of the Spec being encoded, of a
@@ -42,7 +43,7 @@ type Options struct {
 	PtrSize uint32
 	// Base is the Index of the destination's base chain (dst.Base()),
 	// shared by the encodings on one chain; nil: Encode indexes it.
-	Base *Index
+	Base *btfindex.Index
 	// Workers is how many goroutines a Prefetcher type mapper may use
 	// (0 or 1: none); the output does not depend on it.
 	Workers int
@@ -174,7 +175,7 @@ type encoder struct {
 
 	// layers: the tables of the base chain, root first, then of dst's
 	// own types before Encode added any (from the type mapper).
-	layers []*tables
+	layers []*btfindex.Layer
 
 	ownProto map[string]btf.TypeID
 	ownFunc  map[string]btf.TypeID
@@ -194,7 +195,7 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 	if opts.PtrSize == 0 {
 		opts.PtrSize = 8
 	}
-	if opts.Base != nil && opts.Base.spec != dst.Base() {
+	if opts.Base != nil && opts.Base.Spec() != dst.Base() {
 		return Stats{}, fmt.Errorf("locsec: Options.Base is not the Index of the destination's base")
 	}
 	e := &encoder{dst: dst, types: types, opts: opts,
@@ -425,7 +426,7 @@ func (e *encoder) addLocProtos(tuples [][]int, paramID []btf.TypeID) ([]btf.Type
 	sort.Slice(order, func(a, b int) bool { return lessIDs(protoIDs[order[a]], protoIDs[order[b]]) })
 	out := make([]btf.TypeID, len(tuples))
 	for _, i := range order {
-		key := idsKey(protoIDs[i])
+		key := btfindex.IDsKey(protoIDs[i])
 		if id, ok := own[key]; ok {
 			out[i] = id
 			continue
@@ -578,20 +579,18 @@ func (e *encoder) typeID(off dwarf.Offset, id uint32) (btf.TypeID, error) {
 func (e *encoder) indexBase() {
 	base := e.opts.Base
 	if base == nil && e.dst.Base() != nil {
-		base = IndexChain(e.dst.Base())
+		base = btfindex.Chain(e.dst.Base())
 	}
-	for x := base; x != nil; x = x.parent {
-		e.layers = append(e.layers, &x.tables)
-	}
-	slices.Reverse(e.layers)
-	own := &tables{}
-	own.index(e.dst)
+	e.layers = base.Layers()
+	own := btfindex.NewLayer(e.dst)
+	own.AddOwn(e.dst)
 	e.layers = append(e.layers, own)
 }
 
 func (e *encoder) baseParam(k locKey) (btf.TypeID, bool) {
+	pk := btfindex.ParamKey{Size: k.size, Flags: k.flags, N: k.n, V: k.v}
 	for _, l := range e.layers {
-		if id, ok := l.params[k]; ok {
+		if id, ok := l.Param(pk); ok {
 			return id, true
 		}
 	}
@@ -600,7 +599,7 @@ func (e *encoder) baseParam(k locKey) (btf.TypeID, bool) {
 
 func (e *encoder) baseLProto(k string) (btf.TypeID, bool) {
 	for _, l := range e.layers {
-		if id, ok := l.lprotos[k]; ok {
+		if id, ok := l.LocProto(k); ok {
 			return id, true
 		}
 	}
@@ -615,9 +614,9 @@ func (e *encoder) baseFuncs(name string) []btf.TypeID {
 	}
 	var out []btf.TypeID
 	for _, l := range e.layers {
-		l.m.Each(funcKey(off), func(id uint32) bool {
-			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFunc && e.dst.CanonicalString(t.NameOff) == off {
-				out = append(out, btf.TypeID(id))
+		l.Named(btfindex.NamedKey(btf.KindFunc, off), func(id btf.TypeID) bool {
+			if t, err := e.dst.TypeByID(id); err == nil && t.Kind() == btf.KindFunc && e.dst.CanonicalString(t.NameOff) == off {
+				out = append(out, id)
 			}
 			return true
 		})
@@ -627,12 +626,12 @@ func (e *encoder) baseFuncs(name string) []btf.TypeID {
 
 // baseProto finds the first FUNC_PROTO of the base chain with content c.
 func (e *encoder) baseProto(c protoContent) (btf.TypeID, bool) {
-	h := c.hash()
+	h := c.key()
 	var found btf.TypeID
 	for _, l := range e.layers {
-		l.m.Each(h, func(id uint32) bool {
-			if t, err := e.dst.TypeByID(btf.TypeID(id)); err == nil && t.Kind() == btf.KindFuncProto && c.matches(e.dst, t) {
-				found = btf.TypeID(id)
+		l.Other(h, func(id btf.TypeID) bool {
+			if t, err := e.dst.TypeByID(id); err == nil && t.Kind() == btf.KindFuncProto && c.matches(e.dst, t) {
+				found = id
 			}
 			return found == 0
 		})
@@ -908,12 +907,4 @@ func lessIDs(a, b []btf.TypeID) bool {
 		}
 	}
 	return false
-}
-
-func idsKey(v []btf.TypeID) string {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, uint32(x))
-	}
-	return string(b)
 }
