@@ -379,6 +379,47 @@ func (s *traceRun) moduleLoaded(ctx context.Context, m string) {
 	fmt.Fprintf(s.o.Err, "btfinline trace: module %s was loaded: %d places of %d probe(s) attached (%d skipped)\n", m, len(tm.sites), len(pl.probes)-probe0, skipped)
 }
 
+// pend is what the event loop finds pending besides events.
+type pend int
+
+const (
+	pendNone   pend = iota
+	pendEnd         // the run's context is done
+	pendTick        // an --interval is due
+	pendModule      // a traced or followed module came or went
+)
+
+// otherEvery is how many events the loop prints between looks at the
+// rest: a look is a select over three channels, an event about 250 ns.
+const otherEvery = 256
+
+// pending returns what of the end, the ticks and the module events is
+// ready, waiting for one if wait. A ticker's channel cannot be asked with
+// len (since Go 1.23 it has no buffer, and len is always 0), so the look
+// without waiting is a select with a default.
+func pending(ctx context.Context, tick <-chan time.Time, gone <-chan modEvent, wait bool) (pend, modEvent) {
+	if !wait {
+		select {
+		case <-ctx.Done():
+			return pendEnd, modEvent{}
+		case <-tick:
+			return pendTick, modEvent{}
+		case e := <-gone:
+			return pendModule, e
+		default:
+			return pendNone, modEvent{}
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return pendEnd, modEvent{}
+	case <-tick:
+		return pendTick, modEvent{}
+	case e := <-gone:
+		return pendModule, e
+	}
+}
+
 // loop prints events (or waits, for counts and histograms) until ctx
 // ends, every traced place is gone with its module, or output fails.
 func (s *traceRun) loop(ctx context.Context) error {
@@ -397,25 +438,21 @@ func (s *traceRun) loop(ctx context.Context) error {
 	gone := watchModules(wctx, s.o.Sys, s.mods, s.pl.followed())
 	// other handles what is not an event: the end, an interval, a module
 	// gone; true ends the loop. Without wait it returns at once when none
-	// is pending: only this goroutine receives from the channels, so one
-	// that is ready stays ready for the select.
+	// is pending.
 	other := func(wait bool) bool {
-		if !wait && ctx.Err() == nil && len(tick) == 0 && len(gone) == 0 {
-			return false
-		}
-		select {
-		case <-ctx.Done():
+		switch p, e := pending(ctx, tick, gone, wait); p {
+		case pendEnd:
 			return true
-		case <-tick:
+		case pendTick:
 			s.interval()
-			return false
-		case e := <-gone:
+		case pendModule:
 			if e.loaded {
 				s.moduleLoaded(ctx, e.name)
 				return false
 			}
 			return s.moduleGone(e.name)
 		}
+		return false
 	}
 	if s.rd == nil {
 		for !other(true) {
@@ -423,7 +460,7 @@ func (s *traceRun) loop(ctx context.Context) error {
 		return nil
 	}
 	var rec ringbuf.Record
-	for {
+	for n := 0; ; n++ {
 		s.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		err := s.rd.ReadInto(&rec)
 		switch {
@@ -433,6 +470,12 @@ func (s *traceRun) loop(ctx context.Context) error {
 			}
 			if rec.Remaining == 0 {
 				s.pr.w.Flush()
+			}
+			// Events that never pause must not hold off the end, the
+			// intervals and the modules: they are looked at between
+			// records too.
+			if n%otherEvery == 0 && other(false) {
+				return nil
 			}
 			continue
 		case errors.Is(err, os.ErrDeadlineExceeded):
