@@ -28,12 +28,18 @@ func Order(sites []Site) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
+	// The index breaks ties, which makes the order a stable sort's; an
+	// unstable sort finds the runs of a listing that is nearly in order
+	// already, where a stable one merges them again.
+	slices.SortFunc(idx, func(i, j int) int {
 		a, b := &sites[i], &sites[j]
 		if c := cmp.Compare(a.Addr, b.Addr); c != 0 {
 			return c
 		}
-		return comparePlaced(a, b)
+		if c := comparePlaced(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
 	})
 	return idx
 }
