@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"runtime/debug"
 	"strings"
 
 	"github.com/btfinline/btfinline/internal/ksys"
@@ -74,9 +73,6 @@ and /sys/module/MODULE/sections.
 			if !ok {
 				return errors.New("--format: want one of " + strings.Join(resolve.Formats, ", "))
 			}
-			// A short-lived command over ~20 MB of BTF and symbols: collecting
-			// garbage less often saves a third of its CPU time.
-			debug.SetGCPercent(400)
 			sys := ksys.System{Root: o.sysRoot}
 			inline, err := runningInline(c, &o.lookup, sys, o.running && file == "", o.module, o.inline)
 			if err != nil {

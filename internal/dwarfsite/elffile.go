@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/btfinline/btfinline/internal/elfobj"
+	"golang.org/x/sync/errgroup"
 )
 
 // object is an opened ELF file with the DWARF sections this package
@@ -55,16 +56,27 @@ var debugSections = []string{
 }
 
 // newObject reads the DWARF sections and address tables of an opened ELF
-// file; the file stays the caller's.
-func newObject(f *elfobj.File) (*object, error) {
-	o := &object{ef: f, f: f.File}
-	if err := o.load(); err != nil {
-		return nil, err
+// file; the file stays the caller's. The FUNC symbols are read on a
+// goroutine of their own (a vmlinux has 150,000 to sort), while the
+// caller goes on with the debug sections: wait returns their error, and
+// o.funcs may be read only after it.
+func newObject(f *elfobj.File) (o *object, wait func() error, err error) {
+	o = &object{ef: f, f: f.File}
+	o.layout()
+	var syms errgroup.Group
+	syms.Go(o.loadFuncs)
+	if err := o.loadDebug(); err != nil {
+		if serr := syms.Wait(); serr != nil {
+			return nil, nil, serr
+		}
+		return nil, nil, err
 	}
-	return o, nil
+	return o, syms.Wait, nil
 }
 
-func (o *object) load() error {
+// layout places the sections: their layout addresses, and the
+// executable ones in address order.
+func (o *object) layout() {
 	f := o.f
 	o.order = f.ByteOrder
 	o.rel = f.Type == elf.ET_REL
@@ -92,7 +104,11 @@ func (o *object) load() error {
 		}
 	}
 	sort.Slice(o.secs, func(i, j int) bool { return o.secs[i].lo < o.secs[j].lo })
+}
 
+// loadFuncs reads the FUNC symbols, sorted by address.
+func (o *object) loadFuncs() error {
+	f := o.f
 	syms, err := f.Symbols()
 	if err != nil && err != elf.ErrNoSymbols {
 		return err
@@ -120,7 +136,12 @@ func (o *object) load() error {
 		}
 		return a.name < b.name
 	})
+	return nil
+}
 
+// loadDebug reads the DWARF sections, relocated for ET_REL.
+func (o *object) loadDebug() error {
+	f := o.f
 	o.debug = make(map[string][]byte)
 	want := make(map[string]bool)
 	for _, n := range debugSections {

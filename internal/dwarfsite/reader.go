@@ -208,10 +208,22 @@ var ErrNoDWARF = errors.New("no DWARF (.debug_info), which the inline sites are 
 
 // Load reads the DWARF of f. f must stay open while the Object is used.
 func Load(f *elfobj.File) (*Object, error) {
-	o, err := newObject(f)
+	o, syms, err := newObject(f)
 	if err != nil {
 		return nil, err
 	}
+	x, err := o.parse()
+	// The symbols' error first: they were read first before they had a
+	// goroutine of their own.
+	if serr := syms(); serr != nil {
+		return nil, serr
+	}
+	return x, err
+}
+
+// parse reads the unit headers and makes the debug/dwarf view of o's
+// sections.
+func (o *object) parse() (*Object, error) {
 	info := o.debug[".debug_info"]
 	if len(info) == 0 {
 		return nil, ErrNoDWARF

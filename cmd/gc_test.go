@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+var sink [][]byte
+
+// TestDeferGC: below the mark no collection runs, past it the collector
+// runs and is back to GOGC=100. In a child process: the settings are the
+// process's.
+func TestDeferGC(t *testing.T) {
+	if os.Getenv("BTFI_GC_CHILD") == "1" {
+		deferGC(32 << 20)
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.NumGC
+		for range 16 { // 16 MiB kept
+			sink = append(sink, make([]byte, 1<<20))
+		}
+		runtime.ReadMemStats(&ms)
+		if ms.NumGC != before {
+			t.Fatalf("%d collections below the mark", ms.NumGC-before)
+		}
+		for range 256 { // 256 MiB of garbage
+			sink[0] = make([]byte, 1<<20)
+		}
+		runtime.ReadMemStats(&ms)
+		if ms.NumGC == before {
+			t.Fatal("no collection past the mark")
+		}
+		// The finalizer runs on its own goroutine after the first cycle.
+		gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+		for i := 0; i < 100 && gogc() != 100; i++ {
+			time.Sleep(time.Millisecond)
+		}
+		if p := gogc(); p != 100 {
+			t.Fatalf("GOGC %d after the first collection, want 100", p)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDeferGC$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "BTFI_GC_CHILD=1", "GOGC=", "GOMEMLIMIT=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
