@@ -127,6 +127,8 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 		trace_overhead
 		e2e_phase peer-perf
 		trace_perf_values
+		e2e_phase peer-bpftrace
+		trace_bpftrace_values
 		e2e_phase api-example
 		trace_api_example
 		[ "${E2E_PEERS:-0}" = 1 ] && trace_peers

@@ -197,6 +197,17 @@ if [ "$arch" = x86_64 ] && [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}
   peer_perf=1
   command -v perf >/dev/null || e2e_need_pkgs linux-perf
 fi
+# x86-64: Debian's bpftrace in the guest too (the host's), which runs
+# resolve's --format bpftrace lines of every module function, its values
+# compared with printk as perf's are (trace_bpftrace_values). With LLVM
+# it is 250 MB: it comes on a disk of its own (ext4 on an NVMe drive,
+# which both kernels have built in), read as needed, not in the
+# initramfs the guest holds in RAM. E2E_PEER_BPFTRACE=0 leaves it out.
+peer_bpftrace=0
+if [ "$peer_perf" = 1 ] && [ "${E2E_PEER_BPFTRACE:-1}" != 0 ]; then
+  peer_bpftrace=1
+  e2e_need_pkgs bpftrace e2fsprogs
+fi
 phase "inputs ready"
 # E2E_PREPARE=1: stop here, with the packages, downloads and module in
 # place (scripts/e2e-all prepares the runs one by one, then boots them two
@@ -216,14 +227,24 @@ if ! e2e_go_static "$goarch" "$root/bin/btfinline" ./cmd/btfinline; then
   [ "$E2E_RESOLVER" = perf ] || { log "btfinline does not build"; exit 1; }
   log "warning: btfinline does not build; the perf stand-in goes on without it"
 fi
-# guest_bin BIN: a host binary in the guest, with the libraries it links.
+# guest_bin BIN [DIR]: a host binary in the guest (DIR/bin, DIR the
+# initramfs by default), with the libraries it links at their paths.
 guest_bin() {
-  cp "$1" "$root/bin/"
+  local d=${2:-$root}
+  mkdir -p "$d/bin"
+  cp "$1" "$d/bin/"
   ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r l; do
-    [ -f "$l" ] && mkdir -p "$root$(dirname "$l")" && cp -Ln "$l" "$root$l"
+    [ -f "$l" ] && mkdir -p "$d$(dirname "$l")" && cp -Ln "$l" "$d$l"
   done
 }
 [ "$peer_perf" = 1 ] && guest_bin "$(command -v perf)"
+if [ "$peer_bpftrace" = 1 ]; then
+  rm -rf "$work/peers"
+  guest_bin "$(command -v bpftrace)" "$work/peers"
+  mke2fs -q -t ext4 -L peers -d "$work/peers" "$work/peers.img" "$(($(du -sm "$work/peers" | cut -f1) * 5 / 4 + 16))M"
+  rm -rf "$work/peers"
+  qemu+=(-drive "file=$work/peers.img,if=none,id=peers,format=raw" -device "nvme,drive=peers,serial=peers")
+fi
 # E2E_PEERS=1 (x86-64): Debian's bpftrace in the guest too, to run
 # resolve's --format bpftrace lines (and perf's by hand: trace_peers).
 if [ "${E2E_PEERS:-0}" = 1 ]; then
@@ -315,6 +336,7 @@ E2E_HOT=${E2E_HOT:-__list_del_entry}
 E2E_KEEP_OPT=${E2E_KEEP_OPT:-0}
 E2E_HOT_EVENTS=${E2E_HOT_EVENTS:-0}
 E2E_PEERS=${E2E_PEERS:-0}
+E2E_PEER_BPFTRACE=$peer_bpftrace
 E2E_RATE_LOOP=${E2E_RATE_LOOP:-100000}
 E2E_FAULTS=$faults
 E2E_FAULTS_FUNC=${E2E_FAULTS_FUNC:-i_size_read}
@@ -471,23 +493,27 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
     [ "$(sed -n 's/.* hit=\([0-9]*\).*/\1/p' <<<"$cs")" -gt 0 ] || failed "no place of the hot function was hit"
   fi
 fi
-# perf's values (trace_perf_values): every line accepted, every module
-# place hit, every value perf printed equal to the printk truth.
-if [ "$peer_perf" = 1 ]; then
-  pl=$(grep '^E2E peer perf lines=' "$work/results.txt" || true)
-  ps=$(grep '^E2E peer perf summary ' "$work/results.txt" || true)
-  if [ -z "$pl" ] || [ -z "$ps" ]; then failed "no perf value check"
+# The peers' values (trace_perf_values, trace_bpftrace_values): every
+# line taken, every module place hit, every value the tool printed equal
+# to the printk truth, none unpaired, no kprobe left.
+peer_values() {
+  local t=$1 l s n
+  l=$(grep "^E2E peer $t lines=" "$work/results.txt" || true)
+  s=$(grep "^E2E peer $t summary " "$work/results.txt" || true)
+  if [ -z "$l" ] || [ -z "$s" ]; then failed "no $t value check"
   else
-    n=$(sed -n 's/.* lines=\([0-9]*\).*/\1/p' <<<"$pl")
-    [ "${n:-0}" -gt 0 ] && [ "$(sed -n 's/.* refused=\([0-9]*\).*/\1/p' <<<"$pl")" = 0 ] || failed "perf refused lines: $pl"
-    pv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$ps"; }
-    [ "$(pv mismatched)" = 0 ] && [ "$(pv unpaired)" = 0 ] || failed "perf's values differ from printk: $ps"
-    [ "$(pv matched)" -gt 0 ] && [ "$(pv matched)" = "$(pv checked)" ] || failed "perf matched $(pv matched) of $(pv checked) values: $ps"
-    [ "$(pv probed)" = "$n" ] || failed "perf defined other probes than its lines: $ps"
-    [ "$(pv hit)" = "$n" ] || failed "a place perf defined was not hit: $ps"
+    n=$(sed -n 's/.* lines=\([0-9]*\).*/\1/p' <<<"$l")
+    [ "${n:-0}" -gt 0 ] && [ "$(sed -n 's/.* refused=\([0-9]*\).*/\1/p' <<<"$l")" = 0 ] || failed "$t refused lines: $l"
+    pv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$s"; }
+    [ "$(pv mismatched)" = 0 ] && [ "$(pv unpaired)" = 0 ] || failed "$t's values differ from printk: $s"
+    [ "$(pv matched)" -gt 0 ] && [ "$(pv matched)" = "$(pv checked)" ] || failed "$t matched $(pv matched) of $(pv checked) values: $s"
+    [ "$(pv probed)" = "$n" ] || failed "$t defined other probes than its lines: $s"
+    [ "$(pv hit)" = "$n" ] || failed "a place $t defined was not hit: $s"
   fi
-  grep -q '^E2E kprobes-left peer-perf 0$' "$work/results.txt" || failed "perf left kprobes behind"
-fi
+  grep -q "^E2E kprobes-left peer-$t 0\$" "$work/results.txt" || failed "$t left kprobes behind"
+}
+if [ "$peer_perf" = 1 ]; then peer_values perf; fi
+if [ "$peer_bpftrace" = 1 ]; then peer_values bpftrace; fi
 # The judge: every listed site judged, at least half of them accepted
 # where btfinline said traceable, a verdict line for each pairing, no
 # refusal called traceable, none that nothing explains.

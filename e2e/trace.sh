@@ -370,6 +370,63 @@ trace_perf_values() {
 	kprobes_left peer-perf
 }
 
+# trace_bpftrace_values: resolve's --format bpftrace lines for every
+# function of the module, run by Debian's bpftrace (x86-64: the host's,
+# on the run's second disk) while the module is triggered. bpftrace also
+# prints the printk console lines, in the same stream (one CPU: in the
+# order they happened), and every value it prints is compared with the
+# printk truth by the run's own checker (e2e-guest check -bpftrace, its
+# lines tagged "peer bpftrace"). The host fails the run unless bpftrace
+# attached every line, every place fired and every value matched.
+trace_bpftrace_values() {
+	[ "${E2E_PEER_BPFTRACE:-0}" = 1 ] || return 0
+	mkdir -p /peers
+	_i=0
+	while [ ! -b /dev/nvme0n1 ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	mount -t ext4 -o ro /dev/nvme0n1 /peers || { echo "E2E error peers' disk: not mounted"; return; }
+	: >/tmp/btv.bt
+	: >/tmp/btv-defs.txt
+	for f in $E2E_FUNCS; do
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format bpftrace | grep '^kprobe:' >>/tmp/btv.bt
+		"$BTFINLINE" resolve "$f" /e2e/btfi_e2e.inline -B /sys/kernel/btf/vmlinux -B /e2e/btfi_e2e.ko --running --format kprobe | grep '^p:' >>/tmp/btv-defs.txt
+	done
+	_n=$(grep -c . /tmp/btv.bt)
+	# E2E_SELFTEST=7: the first register bpftrace reads is %sp instead;
+	# the host must find bpftrace's values wrong.
+	if [ "$E2E_SELFTEST" = 7 ]; then
+		awk '!done && sub(/reg\("[a-z0-9]+"\)/, "reg(\"sp\")") { done = 1 } 1' /tmp/btv.bt >/tmp/p && mv /tmp/p /tmp/btv.bt
+	fi
+	echo 'tracepoint:printk:console { printf("console: %s\n", str(args->msg)); }' >>/tmp/btv.bt
+	_lp=/peers/lib/x86_64-linux-gnu:/peers/usr/lib/x86_64-linux-gnu
+	t0=$(now)
+	BPFTRACE_STRLEN=200 /peers/lib64/ld-linux-x86-64.so.2 --library-path "$_lp" /peers/bin/bpftrace /tmp/btv.bt >/tmp/btv.out 2>&1 &
+	bp=$!
+	# Attached when every kprobe is in the kernel's list ("SYM+OFF MOD").
+	_i=0
+	while [ "$(awk '$4 == "btfi_e2e"' $KP/list | grep -c .)" -lt "$_n" ] && kill -0 $bp 2>/dev/null && [ $_i -lt 1500 ]; do sleep 0.2; _i=$((_i + 1)); done
+	_att=$(awk '$4 == "btfi_e2e"' $KP/list | grep -c .)
+	echo "E2E peer bpftrace attached=$_att of $_n after $(secs "$t0" "$(now)") s"
+	# The tracepoint is attached last.
+	_i=0
+	while ! grep -q '^Attaching' /tmp/btv.out && kill -0 $bp 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
+	sleep 2
+	for n in $E2E_TRIGGERS; do echo "$n" >/proc/btfi_e2e; done
+	# bpftrace reads its printf events asynchronously: let it.
+	sleep 3
+	kill -INT $bp 2>/dev/null
+	wait $bp
+	_rc=$?
+	echo "E2E peer bpftrace lines=$_n accepted=$_att refused=$((_n - _att)) exit=$_rc events=$(grep -c '^btfi_' /tmp/btv.out) printk=$(grep -c '^console: btfi: fn=' /tmp/btv.out)"
+	grep -v '^btfi_\|^console: \|^$' /tmp/btv.out | head -20 | sed 's/^/E2E peer bpftrace-said /'
+	grep -m 2 '^btfi_' /tmp/btv.out | sed 's/^/E2E peer bpftrace-line /'
+	# bpftrace's str() keeps 200 bytes: btfi_frame's printk of 16 values
+	# is taken whole from the kernel log.
+	dmesg >/tmp/btv-dmesg.txt
+	e2e-guest check -tag "peer bpftrace" -bpftrace /tmp/btv.bt -dmesg /tmp/btv-dmesg.txt /tmp/btv-defs.txt /tmp/btv.out | grep -v '^E2E peer bpftrace match '
+	umount /peers
+	kprobes_left peer-bpftrace
+}
+
 # E2E_PEERS=1: resolve's --format perf and --format bpftrace lines for the
 # module, run by Debian's perf and bpftrace in this guest while the module
 # is triggered: does the tool accept each line, and do the probes fire?

@@ -4,6 +4,7 @@
 //
 //	e2e-guest probe FILE        write each kprobe_events line of FILE, report refusals
 //	e2e-guest check PROBES TRACE  compare fetched arguments with the printk reference
+//	e2e-guest check -bpftrace PROGRAM PROBES OUTPUT  the same for bpftrace's printf lines
 //	e2e-guest judge [-batch N] SITES   ask the kernel to place a kprobe at every site
 //	e2e-guest register FILE     define every kprobe_events line of FILE, timed, quietly
 //	e2e-guest tracecheck EVENTS DMESG  compare btfinline trace --json events with the printk reference
@@ -320,13 +321,29 @@ type hit struct {
 // -tag T prefixes every line it prints with "E2E T " instead of "E2E "
 // (the peers' checks, beside the run's own summary). TRACE may be the
 // ring buffer or perf script's lines of the same events (GROUP:EVENT).
+//
+// -bpftrace PROGRAM reads TRACE as bpftrace's output of PROGRAM (resolve
+// --format bpftrace lines, and printk:console printed as "console: MSG"):
+// each line "EVENT k=v ..." of an event PROGRAM prints is a hit, its
+// values in hex where PROGRAM's format says so. bpftrace's str() cuts a
+// long message short, so with -dmesg FILE the console's "btfi: " lines
+// are the last as many of the kernel log's, each checked to begin with
+// what bpftrace printed.
 func checkCmd(args []string) error {
-	tag := ""
-	if len(args) > 2 && args[0] == "-tag" {
-		tag, args = args[1], args[2:]
+	tag, program, dmesg := "", "", ""
+	for len(args) > 2 && (args[0] == "-tag" || args[0] == "-bpftrace" || args[0] == "-dmesg") {
+		switch args[0] {
+		case "-tag":
+			tag = args[1]
+		case "-bpftrace":
+			program = args[1]
+		default:
+			dmesg = args[1]
+		}
+		args = args[2:]
 	}
 	if len(args) != 2 {
-		return errors.New("usage: check [-tag T] PROBES TRACE")
+		return errors.New("usage: check [-tag T] [-bpftrace PROGRAM [-dmesg FILE]] PROBES TRACE")
 	}
 	defs, err := readLines(args[0])
 	if err != nil {
@@ -336,12 +353,102 @@ func checkCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	if program != "" {
+		prog, err := readLines(program)
+		if err != nil {
+			return err
+		}
+		var log []string
+		if dmesg != "" {
+			if log, err = readLines(dmesg); err != nil {
+				return err
+			}
+		}
+		if lines, err = bpftraceHits(prog, lines, log); err != nil {
+			return err
+		}
+	}
 	w := io.Writer(os.Stdout)
 	if tag != "" {
 		w = &tagWriter{w: os.Stdout, tag: "E2E " + tag + " "}
 	}
 	_, err = check(w, defs, lines)
 	return err
+}
+
+// bpftracePrintf is a resolve --format bpftrace line's event and the
+// formats of its values: kprobe:WHERE { printf("EVENT k=%lx k=%lu\n", ...); }
+var bpftracePrintf = regexp.MustCompile(`^kprobe:(\S+) \{ printf\("(\S+)((?: \S+=%[a-z]+)*)\\n"`)
+
+// bpftraceHits turns bpftrace's output of program into the lines check
+// reads: "bpftrace: EVENT: (WHERE) k=v ...", a value printed with %x or
+// %lx given its 0x; other lines as they are, but with a kernel log
+// (dmesg), each "console: btfi: " line is the log's line of that printk
+// in full: the log's last "btfi: " lines, as many as the console's, in
+// order, each beginning with what bpftrace printed.
+func bpftraceHits(program, out, dmesg []string) ([]string, error) {
+	type event struct {
+		where string
+		hex   map[string]bool
+	}
+	events := map[string]event{}
+	for _, l := range program {
+		m := bpftracePrintf.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		e := event{where: m[1], hex: map[string]bool{}}
+		for _, f := range fields(m[3]) {
+			e.hex[f.key] = strings.HasSuffix(f.val, "x")
+		}
+		events[m[2]] = e
+	}
+	const console = "console: btfi: "
+	var full []string
+	if dmesg != nil {
+		n := 0
+		for _, l := range out {
+			if strings.HasPrefix(l, console) {
+				n++
+			}
+		}
+		for _, l := range dmesg {
+			if i := strings.Index(l, "btfi: "); i >= 0 {
+				full = append(full, l[i:])
+			}
+		}
+		if len(full) < n {
+			return nil, fmt.Errorf("bpftrace printed %d printk lines, the kernel log has %d", n, len(full))
+		}
+		full = full[len(full)-n:]
+	}
+	res := make([]string, 0, len(out))
+	for _, l := range out {
+		if dmesg != nil && strings.HasPrefix(l, console) {
+			msg := strings.TrimPrefix(l, "console: ")
+			if !strings.HasPrefix(full[0], msg) {
+				return nil, fmt.Errorf("bpftrace's printk line %q is not the kernel log's %q", msg, full[0])
+			}
+			l, full = "console: "+full[0], full[1:]
+		}
+		name, rest, _ := strings.Cut(l, " ")
+		e, ok := events[name]
+		if !ok {
+			res = append(res, l)
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "bpftrace: %s: (%s)", name, e.where)
+		for _, f := range fields(rest) {
+			v := f.val
+			if e.hex[f.key] {
+				v = "0x" + v
+			}
+			fmt.Fprintf(&b, " %s=%s", f.key, v)
+		}
+		res = append(res, b.String())
+	}
+	return res, nil
 }
 
 // tagWriter puts its tag in place of the "E2E " that starts each line.

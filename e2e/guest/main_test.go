@@ -166,3 +166,50 @@ func TestTagWriter(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestBpftraceHits: bpftrace's printf lines become hits the checker pairs
+// with the console's printk lines, hex values with their 0x, the printk
+// lines bpftrace cut short taken whole from the kernel log; a value
+// bpftrace printed wrong is a mismatch, and a log that does not hold
+// bpftrace's printk lines an error.
+func TestBpftraceHits(t *testing.T) {
+	prog := []string{
+		`kprobe:btfi_e2e:btfi_call_regs2+23 { printf("btfi_add3_1 a=%lx b=%ld c=%lu\n", (uint64)reg("di"), (int64)reg("si"), (uint32)reg("dx")); }`,
+		`tracepoint:printk:console { printf("console: %s\n", str(args->msg)); }`,
+	}
+	defs := []string{`p:inline/btfi_add3_1 btfi_e2e:btfi_call_regs2+0x17 a=%di:x64 b=%si:s64 c=%dx:u32`}
+	dmesg := []string{
+		"[    1.0] btfi: fn=btfi_add3 a=0x1 b=0x2 c=0x3",
+		"[    2.0] btfi: run n=1",
+		"[    2.1] btfi: fn=btfi_add3 a=0x1f b=0xfffffffffffffffd c=0x7",
+		"[    2.2] btfi: done n=1",
+	}
+	for _, c := range []struct {
+		out     string
+		cut     string // the printk line as bpftrace printed it
+		matched int
+		err     bool
+	}{
+		{"btfi_add3_1 a=1f b=-3 c=7", "btfi: fn=btfi_add3 a=0x1f b=0xfffffffffffffffd c=0x7", 3, false},
+		{"btfi_add3_1 a=1e b=-3 c=7", "btfi: fn=btfi_add3 a=0x1f b=0xfffffffffffffffd c=0x7", 2, false},
+		{"btfi_add3_1 a=1f b=-3 c=7", "btfi: fn=btfi_add3 a=0x1f b=0xffffff", 3, false},
+		{"btfi_add3_1 a=1f b=-3 c=7", "btfi: fn=btfi_add3 a=0x1e", 0, true},
+	} {
+		out := []string{"console: btfi: run n=1", c.out, "console: " + c.cut, "console: btfi: done n=1"}
+		lines, err := bpftraceHits(prog, out, dmesg)
+		if (err != nil) != c.err {
+			t.Fatalf("%q: error %v, want one: %v", c.cut, err, c.err)
+		}
+		if err != nil {
+			continue
+		}
+		var b strings.Builder
+		res, err := check(&b, defs, lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.checked != 3 || res.matched != c.matched || res.hit != 1 || res.unpaired != 0 {
+			t.Errorf("%q, %q: %+v\n%s", c.out, c.cut, res, b.String())
+		}
+	}
+}
