@@ -191,8 +191,9 @@ func File(path string, o Options) (*Result, error) {
 	}
 	t1 := time.Now()
 
-	// So are the probe-point rules (symbols, patched regions), which only
-	// the block probe point needs, and which the site reader needs first.
+	// The probe-point rules (symbols, patched regions) are read
+	// alongside too: only the block probe point needs them, and the site
+	// reader needs them first.
 	var rules *kprobe.Rules
 	var ruling errgroup.Group
 	ruling.Go(func() (err error) {
