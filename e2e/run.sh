@@ -239,7 +239,6 @@ guest_bin() {
 }
 [ "$peer_perf" = 1 ] && guest_bin "$(command -v perf)"
 if [ "$peer_bpftrace" = 1 ]; then
-  rm -rf "$work/peers"
   guest_bin "$(command -v bpftrace)" "$work/peers"
   mke2fs -q -t ext4 -L peers -d "$work/peers" "$work/peers.img" "$(($(du -sm "$work/peers" | cut -f1) * 5 / 4 + 16))M"
   rm -rf "$work/peers"

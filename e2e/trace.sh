@@ -403,8 +403,8 @@ trace_bpftrace_values() {
 	bp=$!
 	# Attached when every kprobe is in the kernel's list ("SYM+OFF MOD").
 	_i=0
-	while [ "$(awk '$4 == "btfi_e2e"' $KP/list | grep -c .)" -lt "$_n" ] && kill -0 $bp 2>/dev/null && [ $_i -lt 1500 ]; do sleep 0.2; _i=$((_i + 1)); done
-	_att=$(awk '$4 == "btfi_e2e"' $KP/list | grep -c .)
+	while _att=$(awk '$4 == "btfi_e2e" { n++ } END { print n + 0 }' $KP/list) && [ "$_att" -lt "$_n" ] &&
+		kill -0 $bp 2>/dev/null && [ $_i -lt 1500 ]; do sleep 0.2; _i=$((_i + 1)); done
 	echo "E2E peer bpftrace attached=$_att of $_n after $(secs "$t0" "$(now)") s"
 	# The tracepoint is attached last.
 	_i=0

@@ -4,7 +4,7 @@
 //
 //	e2e-guest probe FILE        write each kprobe_events line of FILE, report refusals
 //	e2e-guest check PROBES TRACE  compare fetched arguments with the printk reference
-//	e2e-guest check -bpftrace PROGRAM PROBES OUTPUT  the same for bpftrace's printf lines
+//	e2e-guest check -bpftrace PROGRAM [-dmesg LOG] PROBES OUTPUT  the same for bpftrace's printf lines
 //	e2e-guest judge [-batch N] SITES   ask the kernel to place a kprobe at every site
 //	e2e-guest register FILE     define every kprobe_events line of FILE, timed, quietly
 //	e2e-guest tracecheck EVENTS DMESG  compare btfinline trace --json events with the printk reference
