@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +50,17 @@ func TestDeferGC(t *testing.T) {
 	cmd.Env = append(os.Environ(), "BTFI_GC_CHILD=1", "GOGC=", "GOMEMLIMIT=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestDeferGCDocumented: docs/encoding.md gives the mark of the code.
+func TestDeferGCDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/encoding.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	if want := fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20); !strings.Contains(doc, want) {
+		t.Errorf("docs/encoding.md does not say %q", want)
 	}
 }
