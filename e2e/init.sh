@@ -120,7 +120,7 @@ e2e_fire_and_check /tmp/probes.txt /tmp/all-probes.txt
 # and the cost of a hit.
 if [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ]; then
 	. /e2e/trace.sh
-	if [ "$E2E_TRACE" != faults ]; then
+	if [ "$E2E_TRACE" != faults ] && [ "$E2E_TRACE" != hot ]; then
 		e2e_phase trace-module
 		trace_module
 		e2e_phase trace-overhead
@@ -157,10 +157,10 @@ fi
 e2e_phase trace-hot
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_vmlinux
 e2e_phase trace-fdlimit
-[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_fdlimit
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && [ "$E2E_TRACE" != hot ] && trace_fdlimit
 # ... and killed at random moments: nothing may be left behind.
 e2e_phase trace-faults
-[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && trace_faults
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != hot ] && trace_faults
 
 # The kernel as judge of traceability.
 e2e_phase judge

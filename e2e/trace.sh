@@ -217,6 +217,61 @@ trace_overhead() {
 	kprobes_left overhead
 }
 
+# attach_profile_start: with E2E_PROFILE_ATTACH=1, ftrace's function_graph
+# tracer on the kernel functions of registering, arming and firing a
+# kprobe, through perf and BPF and through kprobe_events (the function
+# profiler is not in Debian's kernels).
+attach_profile_start() {
+	[ "${E2E_PROFILE_ATTACH:-0}" = 1 ] || return 0
+	echo nop >$T/current_tracer
+	: >$T/set_ftrace_filter
+	for f in __x64_sys_perf_event_open __arm64_sys_perf_event_open __x64_sys_bpf __arm64_sys_bpf \
+		__x64_sys_close __arm64_sys_close __x64_sys_write __arm64_sys_write \
+		perf_event_alloc perf_init_event perf_kprobe_event_init perf_kprobe_init create_local_trace_kprobe \
+		perf_trace_event_init perf_trace_init perf_install_in_context find_get_context \
+		perf_event_attach_bpf_prog bpf_link_prime bpf_link_settle perf_event_release_kernel \
+		register_kprobe check_kprobe_address_safe jump_label_text_reserved static_call_text_reserved \
+		find_bug arch_prepare_kprobe __get_insn_slot arm_kprobe enable_kprobe enable_trace_kprobe \
+		__register_trace_kprobe alloc_trace_kprobe trace_probe_init \
+		lookup_symbol_name ftrace_location_range within_error_injection_list \
+		aarch64_insn_patch_text text_poke text_poke_sync arch_arm_kprobe \
+		probes_write trace_parse_run_command trace_kprobe_create register_trace_kprobe \
+		register_kprobe_event trace_add_event_call find_trace_kprobe traceprobe_parse_probe_arg \
+		kprobe_breakpoint_handler kprobe_int3_handler kprobe_dispatcher kprobe_perf_func trace_call_bpf \
+		pcpu_alloc pcpu_alloc_noprof __alloc_percpu synchronize_rcu kprobe_optimizer \
+		security_perf_event_alloc security_perf_event_open perf_event_set_bpf_prog \
+		fd_install anon_inode_getfile kmalloc_trace __kmalloc; do
+		echo "$f" >>$T/set_ftrace_filter 2>/dev/null
+	done
+	echo "E2E profile filter $(tr '\n' ' ' <$T/set_ftrace_filter)"
+	_prof_on=$(cat $T/tracing_on)
+	echo 1 >$T/tracing_on
+	echo 60000 >$T/buffer_size_kb
+	echo 1 >$T/options/funcgraph-tail
+	echo function_graph >$T/current_tracer
+	: >$T/trace
+}
+
+# attach_profile_stop TAG: each profiled function's calls and time since
+# attach_profile_start, as "E2E profile TAG" lines.
+attach_profile_stop() {
+	[ "${E2E_PROFILE_ATTACH:-0}" = 1 ] || return 0
+	echo 0 >$T/tracing_on
+	awk -v tag="$1" '
+		/ us +\|/ {
+			split($0, p, "|"); n = split(p[1], w, " "); d = w[n - 1]; r = p[2]
+			if (r ~ /\/\* .* \*\//) { sub(/.*\/\* /, "", r); sub(/ \*\/.*/, "", r) }
+			else if (r ~ /\(\);/) gsub(/[ ();]/, "", r)
+			else next
+			t[r] += d; c[r]++
+		}
+		END { for (f in t) printf "E2E profile %s %s calls=%d ms=%.1f\n", tag, f, c[f], t[f] / 1000 }' $T/trace
+	echo "E2E profile $1 lost $(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')"
+	echo nop >$T/current_tracer
+	: >$T/set_ftrace_filter
+	echo "$_prof_on" >$T/tracing_on
+}
+
 # Every place of a hot vmlinux function: attach time against kprobe_events
 # in the same boot, then per-place hits against kprobe_profile over exactly
 # the same interval: with /sys/kernel/debug/kprobes/enabled off, no kprobe
@@ -236,9 +291,11 @@ trace_vmlinux() {
 		t2=$(now)
 		echo "E2E attach btfinline-keep-optprobes places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2")"
 	fi
+	attach_profile_start
 	t0=$(now)
 	trace_start /tmp/ha.json /tmp/ha.err "$fn" --count --json || return
 	t1=$(now)
+	attach_profile_stop btfinline
 	trace_stop /tmp/ha.err
 	t2=$(now)
 	# trace's own figure of its attach, and how many places it attached
@@ -246,14 +303,26 @@ trace_vmlinux() {
 	_att=$(sed -n 's/^Attached [0-9]* places of [0-9]* probe(s) in \([0-9.]*\) s.*/\1/p' /tmp/ha.err)
 	_last=$(sed -n 's/^btfinline trace: \([0-9]*\) places fired often while the others were attached.*/\1/p' /tmp/ha.err)
 	echo "E2E attach btfinline places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
+	# How the hits while attaching spread over the places: their sum, how
+	# many places fired, the ten largest, and how few places hold half.
+	tail -n 1 /tmp/ha.json | sed 's/"callers":.*//' | grep -o '"hits":[0-9]*' | sed 's/"hits"://' | sort -rn | awk '
+		{ a[NR] = $1; s += $1; if ($1 > 0) h++ }
+		END {
+			printf "E2E attach hits total=%d places-hit=%d top=", s, h
+			for (i = 1; i <= 10 && i <= NR; i++) printf "%s%d", (i > 1 ? "," : ""), a[i]
+			for (i = 1; i <= NR; i++) { q += a[i]; if (2 * q >= s) break }
+			printf " half-in=%d\n", i
+		}'
 	kprobes_left attach
 	# kprobe_events: define and enable (arming); disabled and removed
 	# after the comparison, which uses these events.
+	attach_profile_start
 	t0=$(now)
 	e2e-guest register /tmp/hot.txt
 	t1=$(now)
 	echo 1 >$T/events/inline/enable
 	t2=$(now)
+	attach_profile_stop kprobe_events
 	# The comparison, on the same events.
 	echo 0 >$KP/enabled
 	t3=$(now)
@@ -276,11 +345,13 @@ trace_vmlinux() {
 	t4=$(now)
 	echo >$T/kprobe_events
 	t5=$(now)
-	echo "E2E attach kprobe_events define=$(secs "$t0" "$t1") enable=$(secs "$t1" "$t2") disable=$(secs "$t3" "$t4") remove=$(secs "$t4" "$t5")"
-	# The attach within three times kprobe_events' define and enable, in
-	# this boot (E2E_SELFTEST=6 makes trace's attach read four times
-	# theirs).
-	expect "attach within three times kprobe_events" "$(awk -v a="$_att" -v k="$(secs "$t0" "$t2")" -v st="$E2E_SELFTEST" 'BEGIN { if (st == 6) a = 4 * k; print (a != "" && a <= 3 * k) ? "yes" : "no: " a " s against " k " s" }')" yes
+	# trace's attach against kprobe_events' define and enable, in this
+	# boot: no slower, within a quarter for the host's noise between the
+	# two (E2E_SELFTEST=6 makes trace's attach read four times theirs).
+	_k=$(secs "$t0" "$t2")
+	[ "$E2E_SELFTEST" = 6 ] && _att=$(awk -v k="$_k" 'BEGIN { print 4 * k }')
+	echo "E2E attach kprobe_events define=$(secs "$t0" "$t1") enable=$(secs "$t1" "$t2") disable=$(secs "$t3" "$t4") remove=$(secs "$t4" "$t5") ratio=$(awk -v a="$_att" -v k="$_k" 'BEGIN { printf "%.2f", a / k }')"
+	expect "attach within 1.25 times kprobe_events" "$(awk -v a="$_att" -v k="$_k" 'BEGIN { print (a != "" && a <= 1.25 * k) ? "yes" : "no: " a " s against " k " s" }')" yes
 	# E2E_SELFTEST=1: one kprobe_profile count off by one.
 	if [ "$E2E_SELFTEST" = 1 ]; then
 		awk '!done && $2 > 0 { $2 = $2 + 1; done = 1 } 1' /tmp/prof1 >/tmp/p && mv /tmp/p /tmp/prof1

@@ -2,7 +2,9 @@ package kprobe
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -692,11 +694,27 @@ func (r *Rules) ForSyms(funcs *ksym.SymTab) *Rules {
 // NOKPROBE_SYMBOL functions could not be checked.
 func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.SymTab) (*Rules, error) {
 	r := &Rules{syms: funcs}
-	if a == arch.ARM64 {
-		r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
-	}
-	if a == arch.X86_64 {
-		r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text; give the vmlinux as FILE")
+	if mem, err := sys.OpenKcore(); err == nil {
+		armed, _ := sys.KprobeAddrs()
+		r.setKcoreText(mem, a, armed)
+		if a == arch.X86_64 {
+			rel, _ := sys.Release()
+			var ok bool
+			if r.kver, ok = ParseKernelRelease(rel); !ok {
+				r.Notes = append(r.Notes, "kernel version unknown (/proc/sys/kernel/osrelease): the x86 INT/UD rule of Linux 6.9 and later not checked")
+			}
+		}
+	} else {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		switch a {
+		case arch.ARM64:
+			r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text, and /proc/kcore is unreadable ("+err.Error()+"); run as root, or give the vmlinux as FILE")
+		case arch.X86_64:
+			r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text, and /proc/kcore is unreadable ("+err.Error()+"); run as root, or give the vmlinux as FILE")
+		}
 	}
 	bl, ok, err := sys.KprobeBlacklist()
 	if err != nil {
@@ -739,4 +757,49 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 	r.Notes = append(r.Notes, "jump-label, static-call and BUG() patch sites not checked without the ELF (give it as FILE with --running)")
 	r.sort()
 	return r, nil
+}
+
+// setKcoreText makes the instruction rules read the running kernel's
+// text through /proc/kcore, as the kernel patched it at boot (so the
+// alternatives and boot-time rewrites of the ELF rules do not apply).
+// The text stays open for as long as the rules are used. Where a kprobe
+// is registered now (armed), the text shows its breakpoint, or its jump
+// when optimized, instead of the instruction; the kernel adds a second
+// probe there to the first without decoding again, so the rules say
+// nothing about text a kprobe covers. On arm64 a breakpoint inside the
+// backward scan does not matter: the instruction it replaced cannot be
+// of the exclusive class, which kprobes refuse.
+func (r *Rules) setKcoreText(mem *ksys.Kcore, a arch.Arch, armed []uint64) {
+	slices.Sort(armed)
+	covered := func(lo, hi uint64) bool {
+		i, _ := slices.BinarySearch(armed, lo)
+		return i < len(armed) && armed[i] < hi
+	}
+	switch a {
+	case arch.ARM64:
+		r.text = func(_ string, addr uint64) (orig, patched []byte) {
+			if covered(addr, addr+4) {
+				return nil, nil
+			}
+			const back = 4 * ARM64AtomicWindow
+			lo := addr - back
+			if _, ok := mem.Read(lo, 4); !ok {
+				lo = max(lo, addr&^0xfff) // the text's first page
+			}
+			b, _ := mem.Read(lo, int(addr+4-lo))
+			return b, nil
+		}
+	case arch.X86_64:
+		r.x86 = &x86Text{at: func(_ string, addr uint64) ([]byte, uint64, bool) {
+			// An optimized kprobe's jump is 5 bytes long.
+			if covered(addr-emulatePrefixLen-4, addr+maxX86Insn) {
+				return nil, 0, false
+			}
+			if b, ok := mem.Read(addr-emulatePrefixLen, emulatePrefixLen+maxX86Insn); ok {
+				return b, emulatePrefixLen, true
+			}
+			b, ok := mem.Read(addr, maxX86Insn)
+			return b, 0, ok
+		}}
+	}
 }

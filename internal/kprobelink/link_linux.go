@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -17,8 +18,9 @@ import (
 
 // AttachWorkers is how many places to attach at once: registering a
 // kprobe takes the kernel's kprobe_mutex, but opening the perf event and
-// creating the link around it do not.
-const AttachWorkers = 4
+// creating the link around it do not. More workers than CPUs only wait
+// on each other in the kernel.
+var AttachWorkers = min(4, runtime.NumCPU())
 
 // PMU is the kernel's kprobe event source.
 type PMU struct{ typ uint32 }
@@ -44,9 +46,17 @@ func OpenPMU() (*PMU, error) {
 // addr with cookie, and returns the link's file descriptor; the error is
 // the kernel's refusal.
 func (p *PMU) Attach(prog int, addr, cookie uint64) (int, error) {
+	// The event is opened disabled: the kprobe is armed and runs the
+	// link's program on every hit either way (the program belongs to
+	// the kprobe's trace event, not to the perf event's context), but an
+	// enabled CPU event makes perf_install_in_context reschedule every
+	// event already in the kprobe PMU's context of that CPU, so that
+	// opening n places costs n*n/2 event moves (docs/trace.md, "What
+	// attaching costs").
 	attr := unix.PerfEventAttr{
 		Type: p.typ,
 		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
+		Bits: unix.PerfBitDisabled,
 		Ext1: 0,    // kprobe_func: none
 		Ext2: addr, // kprobe_addr
 	}

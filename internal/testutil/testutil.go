@@ -9,6 +9,7 @@ package testutil
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,4 +239,43 @@ func PackageFile(t testing.TB, pkg, base string) (path, version string) {
 	}
 	missing(t, base+" in package "+pkg)
 	return "", ""
+}
+
+// KcoreSegment is one PT_LOAD of a fake /proc/kcore: Data is the kernel
+// memory at Addr.
+type KcoreSegment struct {
+	Addr uint64
+	Data []byte
+}
+
+// WriteKcore writes path as the kernel writes /proc/kcore: a
+// little-endian ELF64 core file with one PT_LOAD per segment, its
+// virtual address the kernel address.
+func WriteKcore(t testing.TB, path string, segs ...KcoreSegment) {
+	t.Helper()
+	const ehdr, phdr = 64, 56
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.Write([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	for _, v := range []any{uint16(4), uint16(62), uint32(1), uint64(0), uint64(ehdr), uint64(0),
+		uint32(0), uint16(ehdr), uint16(phdr), uint16(len(segs)), uint16(64), uint16(0), uint16(0)} {
+		binary.Write(&b, le, v)
+	}
+	off := uint64(ehdr + phdr*len(segs))
+	for _, s := range segs {
+		n := uint64(len(s.Data))
+		for _, v := range []any{uint32(1), uint32(7), off, s.Addr, uint64(0), n, n, uint64(4096)} {
+			binary.Write(&b, le, v)
+		}
+		off += n
+	}
+	for _, s := range segs {
+		b.Write(s.Data)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/btfinline/btfinline/internal/ksys"
+	"github.com/btfinline/btfinline/internal/resolve"
 )
 
 // TestWatchModules: a module whose /sys/module entry goes, or whose text
@@ -185,18 +186,29 @@ func TestPlanFollow(t *testing.T) {
 }
 
 // TestHotPlaces: the attached places that fire at hotRate or more since
-// they were attached, hottest first, at most most of them.
+// they were attached, hottest first.
 func TestHotPlaces(t *testing.T) {
 	now := time.Now()
 	ago := func(s float64) time.Time { return now.Add(-time.Duration(s * float64(time.Second))) }
 	at := []time.Time{ago(1), ago(2), ago(0.5), ago(1), ago(1)}
 	counts := []uint64{hotRate - 1, 3 * hotRate, 2 * hotRate, 10 * hotRate, 5 * hotRate}
 	attached := []bool{true, true, true, false, true}
-	got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now, 2)
-	if want := []int{4, 2}; !slices.Equal(got, want) {
-		t.Errorf("hot places %v, want %v (4 at 5x, 2 at 4x; 1 at 1.5x past the limit; 3 detached; 0 below)", got, want)
+	got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now)
+	if want := []int{4, 2, 1}; !slices.Equal(got, want) {
+		t.Errorf("hot places %v, want %v (4 at 5x, 2 at 4x, 1 at 1.5x; 3 detached; 0 below)", got, want)
 	}
-	if got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now, 10); len(got) != 3 {
-		t.Errorf("hot places %v, want three", got)
+}
+
+// TestLastOfCallers: the places not yet attached in a function that
+// holds a hot place go last, the order otherwise kept.
+func TestLastOfCallers(t *testing.T) {
+	sites := make([]*site, 6)
+	for i, c := range []string{"a", "hot", "b", "hot", "c", "other"} {
+		sites[i] = &site{place: resolve.Place{Caller: c}}
+	}
+	todo := []int{5, 1, 0, 3, 2, 4}
+	lastOfCallers(todo, sites, map[string]bool{"hot": true})
+	if want := []int{5, 0, 2, 4, 1, 3}; !slices.Equal(todo, want) {
+		t.Errorf("order %v, want %v", todo, want)
 	}
 }

@@ -170,11 +170,23 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	// last (docs/trace.md, "What attaching costs").
 	var fatal error
 	var hot []int
+	hotCallers := map[string]bool{}
+	todo = slices.Clone(todo) // the places not yet attached are reordered
 	for b := 0; b < len(todo) && fatal == nil; b += attachBatch {
-		fatal = some(todo[b:min(b+attachBatch, len(todo))])
-		if b+attachBatch < len(todo) && len(hot) < maxHot {
-			hot = append(hot, s.deferHot(todo[:min(b+attachBatch, len(todo))], at, maxHot-len(hot))...)
+		end := min(b+attachBatch, len(todo))
+		fatal = some(todo[b:end])
+		if end == len(todo) {
+			break
 		}
+		found := hotPlaces(todo[:end], s.attached, s.k.counters(n), at, time.Now())
+		for _, i := range found {
+			hotCallers[pl.sites[i].place.Caller] = true
+		}
+		if d := found[:min(len(found), max(0, maxHot-len(hot)))]; len(d) > 0 {
+			s.detachHot(d)
+			hot = append(hot, d...)
+		}
+		lastOfCallers(todo[end:], pl.sites, hotCallers)
 	}
 	if fatal == nil && len(hot) > 0 {
 		fatal = some(hot)
@@ -222,20 +234,19 @@ const (
 	hotRate     = 2000 // hits a second
 )
 
-// deferHot detaches the places hotPlaces picks and returns them.
-func (s *traceRun) deferHot(sites []int, at []time.Time, most int) []int {
-	out := hotPlaces(sites, s.attached, s.k.counters(len(s.pl.sites)), at, time.Now(), most)
-	for _, i := range out {
+// detachHot detaches the places hotPlaces picked, to be attached again
+// after the others.
+func (s *traceRun) detachHot(sites []int) {
+	for _, i := range sites {
 		s.attached[i] = false
 	}
-	s.k.detach(out)
-	return out
+	s.k.detach(sites)
 }
 
-// hotPlaces returns up to most of the attached places of sites that have
-// fired at hotRate or more since they were attached (at), the hottest
-// first: a trace attaches them again after the others (traceRun.attach).
-func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, now time.Time, most int) []int {
+// hotPlaces returns the attached places of sites that have fired at
+// hotRate or more since they were attached (at), the hottest first: a
+// trace attaches them again after the others (traceRun.attach).
+func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, now time.Time) []int {
 	type rated struct {
 		i    int
 		rate float64
@@ -252,11 +263,32 @@ func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, no
 		}
 	}
 	slices.SortStableFunc(hot, func(a, b rated) int { return cmp.Compare(b.rate, a.rate) })
-	var out []int
-	for _, h := range hot[:min(len(hot), most)] {
-		out = append(out, h.i)
+	out := make([]int, len(hot))
+	for k, h := range hot {
+		out[k] = h.i
 	}
 	return out
+}
+
+// lastOfCallers moves the places of todo whose caller holds a hot place
+// to its end, keeping the order otherwise: the path that runs one place
+// of a function often runs its other places too, and a place not yet
+// attached costs nothing to put last, where a hot one attached costs a
+// detach.
+func lastOfCallers(todo []int, sites []*site, hot map[string]bool) {
+	if len(hot) == 0 {
+		return
+	}
+	slices.SortStableFunc(todo, func(a, b int) int {
+		return cmp.Compare(b2i(hot[sites[a].place.Caller]), b2i(hot[sites[b].place.Caller]))
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // interval prints what --interval prints: the event and loss totals, or

@@ -1,0 +1,125 @@
+package kprobe
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/btfinline/btfinline/internal/arch"
+	"github.com/btfinline/btfinline/internal/ksym"
+	"github.com/btfinline/btfinline/internal/ksys"
+	"github.com/btfinline/btfinline/internal/testutil"
+)
+
+// runningRoot is a fake running kernel: kallsyms naming fn at text, the
+// text in /proc/kcore, and the kprobes registered now at armed.
+func runningRoot(t *testing.T, text uint64, code []byte, armed ...uint64) (ksys.System, *ksym.Kallsyms) {
+	t.Helper()
+	root := t.TempDir()
+	page := make([]byte, 4096)
+	copy(page, code)
+	testutil.WriteKcore(t, filepath.Join(root, "proc/kcore"), testutil.KcoreSegment{Addr: text, Data: page})
+	ks := fmt.Sprintf("%016x T _stext\n%016x T fn\n%016x T after\n", text, text, text+0x800)
+	write := func(p, s string) {
+		p = filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("proc/kallsyms", ks)
+	write("proc/sys/kernel/osrelease", "6.12.117+deb13-cloud-amd64\n")
+	var l strings.Builder
+	for _, a := range armed {
+		fmt.Fprintf(&l, "%016x  k  fn+0x%x\n", a, a-text)
+	}
+	write("sys/kernel/debug/kprobes/list", l.String())
+	sys := ksys.System{Root: root}
+	k, err := sys.Kallsyms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys, k
+}
+
+// With /proc/kcore readable, the running kernel's rules decode the text
+// the kernel has, as they do a vmlinux's; where a kprobe is registered
+// now, the text is its breakpoint and the rules leave it to the kernel.
+func TestRunningRulesKcore(t *testing.T) {
+	const text = 0xffff_8000_8001_0000
+	t.Run("arm64", func(t *testing.T) {
+		var code []byte
+		for _, w := range []uint32{0x885f7c01, 0xd503201f, 0xd503201f, 0xd50342df, 0xd503201f} { // ldxr w1, [x0]; nop; nop; msr daifset, #2; nop
+			code = binary.LittleEndian.AppendUint32(code, w)
+		}
+		for _, c := range []struct {
+			name  string
+			addr  uint64
+			armed []uint64
+			want  string
+		}{
+			{"after a load-exclusive", text + 8, nil, "exclusive"},
+			{"MSR", text + 12, nil, "MSR"},
+			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
+			{"outside the text", text + 4096, nil, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				sys, k := runningRoot(t, text, code, c.armed...)
+				r, err := RunningRules(sys, k, arch.ARM64, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range r.Notes {
+					if strings.Contains(n, "instruction rules") {
+						t.Errorf("note with kcore readable: %s", n)
+					}
+				}
+				got := r.ForSyms(k.SymTab("")).Check("", c.addr, "fn")
+				if c.want == "" && !got.OK() || c.want != "" && !strings.Contains(got.Detail, c.want) {
+					t.Errorf("Check(%#x) = %q, want %q", c.addr, got.Detail, c.want)
+				}
+			})
+		}
+	})
+	t.Run("x86-64", func(t *testing.T) {
+		code := []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xcc, 0x90, 0x0f, 0x0b} // nops; int3; nop; ud2
+		for _, c := range []struct {
+			name  string
+			addr  uint64
+			armed []uint64
+			want  string
+		}{
+			{"INT3", text + 8, nil, "INT3"},
+			{"UD2 on 6.12", text + 10, nil, "UD2"},
+			{"NOP", text + 9, nil, ""},
+			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
+			{"an optimized kprobe's jump over it", text + 10, []uint64{text + 7}, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				sys, k := runningRoot(t, text, code, c.armed...)
+				r, err := RunningRules(sys, k, arch.X86_64, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := r.ForSyms(k.SymTab("")).Check("", c.addr, "fn")
+				if c.want == "" && !got.OK() || c.want != "" && !strings.Contains(got.Detail, c.want) {
+					t.Errorf("Check(%#x) = %q, want %q", c.addr, got.Detail, c.want)
+				}
+			})
+		}
+	})
+	t.Run("no kcore", func(t *testing.T) {
+		sys, k := runningRoot(t, text, nil)
+		os.Remove(filepath.Join(sys.Root, "proc/kcore"))
+		r, err := RunningRules(sys, k, arch.ARM64, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "/proc/kcore is unreadable") {
+			t.Errorf("notes %q do not say kcore is unreadable", r.Notes)
+		}
+	})
+}
