@@ -158,6 +158,8 @@ e2e_phase trace-hot
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && trace_vmlinux
 e2e_phase trace-fdlimit
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && [ "$E2E_TRACE" != hot ] && trace_fdlimit
+e2e_phase trace-many
+[ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != faults ] && [ "$E2E_TRACE" != hot ] && trace_many
 # ... and killed at random moments: nothing may be left behind.
 e2e_phase trace-faults
 [ "$E2E_RESOLVER" = btfinline ] && [ "$E2E_TRACE" != 0 ] && [ "$E2E_TRACE" != hot ] && trace_faults

@@ -45,6 +45,36 @@ func runningRoot(t *testing.T, text uint64, code []byte, armed ...uint64) (ksys.
 	return sys, k
 }
 
+// runningCase is one address of a fake running kernel's text: want is a
+// part of the refusal, "" when the rules allow it.
+type runningCase struct {
+	name  string
+	addr  uint64
+	armed []uint64
+	want  string
+}
+
+func checkRunning(t *testing.T, a arch.Arch, text uint64, code []byte, cases []runningCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sys, k := runningRoot(t, text, code, c.armed...)
+			r, err := RunningRules(sys, k, a, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range r.Notes {
+				if strings.Contains(n, "instruction rules") {
+					t.Errorf("note with kcore readable: %s", n)
+				}
+			}
+			got := r.ForSyms(k.SymTab("")).Check("", c.addr, "fn")
+			if c.want == "" && !got.OK() || c.want != "" && !strings.Contains(got.Detail, c.want) {
+				t.Errorf("Check(%#x) = %q, want %q", c.addr, got.Detail, c.want)
+			}
+		})
+	}
+}
+
 // With /proc/kcore readable, the running kernel's rules decode the text
 // the kernel has, as they do a vmlinux's; where a kprobe is registered
 // now, the text is its breakpoint and the rules leave it to the kernel.
@@ -55,61 +85,22 @@ func TestRunningRulesKcore(t *testing.T) {
 		for _, w := range []uint32{0x885f7c01, 0xd503201f, 0xd503201f, 0xd50342df, 0xd503201f} { // ldxr w1, [x0]; nop; nop; msr daifset, #2; nop
 			code = binary.LittleEndian.AppendUint32(code, w)
 		}
-		for _, c := range []struct {
-			name  string
-			addr  uint64
-			armed []uint64
-			want  string
-		}{
+		checkRunning(t, arch.ARM64, text, code, []runningCase{
 			{"after a load-exclusive", text + 8, nil, "exclusive"},
 			{"MSR", text + 12, nil, "MSR"},
 			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
 			{"outside the text", text + 4096, nil, ""},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				sys, k := runningRoot(t, text, code, c.armed...)
-				r, err := RunningRules(sys, k, arch.ARM64, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, n := range r.Notes {
-					if strings.Contains(n, "instruction rules") {
-						t.Errorf("note with kcore readable: %s", n)
-					}
-				}
-				got := r.ForSyms(k.SymTab("")).Check("", c.addr, "fn")
-				if c.want == "" && !got.OK() || c.want != "" && !strings.Contains(got.Detail, c.want) {
-					t.Errorf("Check(%#x) = %q, want %q", c.addr, got.Detail, c.want)
-				}
-			})
-		}
+		})
 	})
 	t.Run("x86-64", func(t *testing.T) {
 		code := []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xcc, 0x90, 0x0f, 0x0b} // nops; int3; nop; ud2
-		for _, c := range []struct {
-			name  string
-			addr  uint64
-			armed []uint64
-			want  string
-		}{
+		checkRunning(t, arch.X86_64, text, code, []runningCase{
 			{"INT3", text + 8, nil, "INT3"},
 			{"UD2 on 6.12", text + 10, nil, "UD2"},
 			{"NOP", text + 9, nil, ""},
 			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
 			{"an optimized kprobe's jump over it", text + 10, []uint64{text + 7}, ""},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				sys, k := runningRoot(t, text, code, c.armed...)
-				r, err := RunningRules(sys, k, arch.X86_64, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := r.ForSyms(k.SymTab("")).Check("", c.addr, "fn")
-				if c.want == "" && !got.OK() || c.want != "" && !strings.Contains(got.Detail, c.want) {
-					t.Errorf("Check(%#x) = %q, want %q", c.addr, got.Detail, c.want)
-				}
-			})
-		}
+		})
 	})
 	t.Run("no kcore", func(t *testing.T) {
 		sys, k := runningRoot(t, text, nil)
