@@ -69,12 +69,6 @@ build_612() {
 # bounds its time: the same code, two kills in each phase.
 faults=${E2E_FAULTS:-21}
 [ "$kernel" = 6.12 ] && faults=${E2E_FAULTS:-6}
-# 10,000 places and more at once, in functions of code the guest does not
-# run (ext4, zstd, networking, KVM): on arm64 6.12 only, the run that ends
-# first in make test, for detaching them takes minutes under TCG.
-many_funcs=""
-[ "$arch/$kernel" = arm64/6.12 ] && many_funcs="EXT4_SB MEM_readST MEM_read32 MEM_read16 MEM_readLE64 ZSTD_NbCommonBytes read_pnet sock_net skb_end_pointer skb_network_header skb_tail_pointer nla_put_u32 ___ctxt_sys_reg vcpu_has_nv"
-many_funcs=${E2E_MANY_FUNCS-$many_funcs}
 case $arch-$kernel in
 x86_64-6.12 | amd64-6.12)
   arch=x86_64 goarch=amd64
@@ -143,6 +137,12 @@ arm64-6.1 | aarch64-6.1 | arm64-6.12 | aarch64-6.12)
   ;;
 *) printf 'e2e: E2E_ARCH must be x86_64 or arm64 and E2E_KERNEL 6.1 or 6.12\n' >&2; exit 2 ;;
 esac
+# 10,000 places and more at once, in functions of code the guest does not
+# run (ext4, zstd, networking, KVM): on arm64 6.12 only, the run that ends
+# first in make test, for detaching them takes minutes under TCG.
+many_funcs=""
+[ "$arch/$kernel" = arm64/6.12 ] && many_funcs="EXT4_SB MEM_readST MEM_read32 MEM_read16 MEM_readLE64 ZSTD_NbCommonBytes read_pnet sock_net skb_end_pointer skb_network_header skb_tail_pointer nla_put_u32 ___ctxt_sys_reg vcpu_has_nv"
+many_funcs=${E2E_MANY_FUNCS-$many_funcs}
 # vmlinux functions resolved both on the host and with --running in the
 # guest; the kernel then parses every definition (address and fetch args).
 vmlinux_funcs="get_cred kref_get task_pid_nr skb_has_frag_list pci_name"

@@ -244,7 +244,7 @@ attach_profile_start() {
 		echo "$f" >>$T/set_ftrace_filter 2>/dev/null
 	done
 	echo "E2E profile filter $(tr '\n' ' ' <$T/set_ftrace_filter)"
-	_prof_on=$(cat $T/tracing_on)
+	_prof_on=$(cat $T/tracing_on) _prof_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb) _prof_tail=$(cat $T/options/funcgraph-tail)
 	echo 1 >$T/tracing_on
 	echo 60000 >$T/buffer_size_kb
 	echo 1 >$T/options/funcgraph-tail
@@ -269,6 +269,8 @@ attach_profile_stop() {
 	echo "E2E profile $1 lost $(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')"
 	echo nop >$T/current_tracer
 	: >$T/set_ftrace_filter
+	echo "$_prof_tail" >$T/options/funcgraph-tail
+	echo "$_prof_kb" >$T/buffer_size_kb
 	echo "$_prof_on" >$T/tracing_on
 }
 
@@ -310,8 +312,8 @@ trace_vmlinux() {
 		END {
 			printf "E2E attach hits total=%d places-hit=%d top=", s, h
 			for (i = 1; i <= 10 && i <= NR; i++) printf "%s%d", (i > 1 ? "," : ""), a[i]
-			for (i = 1; i <= NR; i++) { q += a[i]; if (2 * q >= s) break }
-			printf " half-in=%d\n", i
+			for (i = 1; i <= NR && s > 0; i++) { q += a[i]; if (2 * q >= s) break }
+			printf " half-in=%d\n", s > 0 ? i : 0
 		}'
 	kprobes_left attach
 	# kprobe_events: define and enable (arming); disabled and removed

@@ -694,7 +694,11 @@ func (r *Rules) ForSyms(funcs *ksym.SymTab) *Rules {
 // NOKPROBE_SYMBOL functions could not be checked.
 func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.SymTab) (*Rules, error) {
 	r := &Rules{syms: funcs}
-	if mem, err := sys.OpenKcore(); err == nil {
+	mem, err := sys.OpenKcore()
+	if err == nil {
+		err = kcoreUsable(sys, k, mem)
+	}
+	if err == nil {
 		armed, _ := sys.KprobeAddrs()
 		r.setKcoreText(mem, a, armed)
 		if a == arch.X86_64 {
@@ -711,9 +715,9 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 		}
 		switch a {
 		case arch.ARM64:
-			r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text, and /proc/kcore is unreadable ("+err.Error()+"); run as root, or give the vmlinux as FILE")
+			r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text through /proc/kcore ("+err.Error()+"); run as root, or give the vmlinux as FILE")
 		case arch.X86_64:
-			r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text, and /proc/kcore is unreadable ("+err.Error()+"); run as root, or give the vmlinux as FILE")
+			r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text through /proc/kcore ("+err.Error()+"); run as root, or give the vmlinux as FILE")
 		}
 	}
 	bl, ok, err := sys.KprobeBlacklist()
@@ -759,16 +763,35 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 	return r, nil
 }
 
+// kcoreUsable says why kcore cannot serve the instruction rules: the
+// kernel's text at its base must read, and the kprobes registered now
+// must be known (debugfs), or another tool's breakpoint would pass for
+// the instruction it replaced.
+func kcoreUsable(sys ksys.System, k *ksym.Kallsyms, mem *ksys.Kcore) error {
+	base, err := k.TextBase()
+	if err != nil {
+		return err
+	}
+	if _, ok := mem.Read(base, 4); !ok {
+		return fmt.Errorf("the text at %#x does not read", base)
+	}
+	if _, ok := sys.KprobeAddrs(); !ok {
+		return errors.New("/sys/kernel/debug/kprobes/list, which says where other kprobes' breakpoints are, is unreadable")
+	}
+	return nil
+}
+
 // setKcoreText makes the instruction rules read the running kernel's
 // text through /proc/kcore, as the kernel patched it at boot (so the
 // alternatives and boot-time rewrites of the ELF rules do not apply).
 // The text stays open for as long as the rules are used. Where a kprobe
 // is registered now (armed), the text shows its breakpoint, or its jump
-// when optimized, instead of the instruction; the kernel adds a second
-// probe there to the first without decoding again, so the rules say
-// nothing about text a kprobe covers. On arm64 a breakpoint inside the
-// backward scan does not matter: the instruction it replaced cannot be
-// of the exclusive class, which kprobes refuse.
+// when optimized, instead of the instruction, and the kernel decodes the
+// original it keeps: the rules say nothing about an instruction (or the
+// bytes before it that the x86 rules read) a kprobe's bytes cover. On
+// arm64 a breakpoint inside the backward scan does not matter: the
+// instruction it replaced cannot be of the exclusive class, which
+// kprobes refuse.
 func (r *Rules) setKcoreText(mem *ksys.Kcore, a arch.Arch, armed []uint64) {
 	slices.Sort(armed)
 	covered := func(lo, hi uint64) bool {
@@ -791,8 +814,10 @@ func (r *Rules) setKcoreText(mem *ksys.Kcore, a arch.Arch, armed []uint64) {
 		}
 	case arch.X86_64:
 		r.x86 = &x86Text{at: func(_ string, addr uint64) ([]byte, uint64, bool) {
-			// An optimized kprobe's jump is 5 bytes long.
-			if covered(addr-emulatePrefixLen-4, addr+maxX86Insn) {
+			// An INT3 at or before addr, or an optimized kprobe's
+			// 5-byte jump, over the instruction or the bytes before it.
+			// A kprobe after addr starts at a later instruction.
+			if covered(addr-emulatePrefixLen-4, addr+1) {
 				return nil, 0, false
 			}
 			if b, ok := mem.Read(addr-emulatePrefixLen, emulatePrefixLen+maxX86Insn); ok {

@@ -89,6 +89,7 @@ func TestRunningRulesKcore(t *testing.T) {
 			{"after a load-exclusive", text + 8, nil, "exclusive"},
 			{"MSR", text + 12, nil, "MSR"},
 			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
+			{"a kprobe at another place", text + 8, []uint64{text + 4}, "exclusive"},
 			{"outside the text", text + 4096, nil, ""},
 		})
 	})
@@ -100,17 +101,26 @@ func TestRunningRulesKcore(t *testing.T) {
 			{"NOP", text + 9, nil, ""},
 			{"a kprobe there already", text + 8, []uint64{text + 8}, ""},
 			{"an optimized kprobe's jump over it", text + 10, []uint64{text + 7}, ""},
+			{"a kprobe after it", text + 8, []uint64{text + 9}, "INT3"},
 		})
 	})
-	t.Run("no kcore", func(t *testing.T) {
-		sys, k := runningRoot(t, text, nil)
-		os.Remove(filepath.Join(sys.Root, "proc/kcore"))
-		r, err := RunningRules(sys, k, arch.ARM64, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(strings.Join(r.Notes, "\n"), "/proc/kcore is unreadable") {
-			t.Errorf("notes %q do not say kcore is unreadable", r.Notes)
-		}
-	})
+	for _, c := range []struct{ name, remove, note string }{
+		{"no kcore", "proc/kcore", "through /proc/kcore (no such file or directory)"},
+		{"no kprobes list", "sys/kernel/debug/kprobes/list", "kprobes/list, which says where other kprobes' breakpoints are, is unreadable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys, k := runningRoot(t, text, []byte{0xcc})
+			os.Remove(filepath.Join(sys.Root, c.remove))
+			r, err := RunningRules(sys, k, arch.X86_64, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+				t.Errorf("notes %q do not say %q", r.Notes, c.note)
+			}
+			if got := r.ForSyms(k.SymTab("")).Check("", text, "fn"); !got.OK() {
+				t.Errorf("instruction rules applied without what they need: %q", got.Detail)
+			}
+		})
+	}
 }

@@ -51,8 +51,8 @@ func (p *PMU) Attach(prog int, addr, cookie uint64) (int, error) {
 	// the kprobe's trace event, not to the perf event's context), but an
 	// enabled CPU event makes perf_install_in_context reschedule every
 	// event already in the kprobe PMU's context of that CPU, so that
-	// opening n places costs n*n/2 event moves (docs/trace.md, "What
-	// attaching costs").
+	// opening n places costs n*n/2 event moves; events that are off are
+	// only looked at (docs/trace.md, "What attaching costs").
 	attr := unix.PerfEventAttr{
 		Type: p.typ,
 		Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})),

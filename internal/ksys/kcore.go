@@ -26,10 +26,36 @@ type Kcore struct {
 // kcorePage is the unit of reading and caching.
 const kcorePage = 4096
 
-// OpenKcore opens /proc/kcore. It needs root (CAP_SYS_RAWIO) and is
-// refused under lockdown; the error says why.
+// kcores holds the open kcore of each root: one per process, kept open
+// for its life, so that the pages read serve every object the process
+// opens (a trace opens one per traced object and per module loaded).
+var kcores struct {
+	sync.Mutex
+	m map[string]*Kcore
+}
+
+// OpenKcore opens /proc/kcore, or returns the one this process opened
+// already. It needs root (CAP_SYS_RAWIO) and is refused under lockdown;
+// the error says why.
 func (s System) OpenKcore() (*Kcore, error) {
 	p := s.path("/proc/kcore")
+	kcores.Lock()
+	defer kcores.Unlock()
+	if k := kcores.m[p]; k != nil {
+		return k, nil
+	}
+	k, err := openKcore(p)
+	if err != nil {
+		return nil, err
+	}
+	if kcores.m == nil {
+		kcores.m = map[string]*Kcore{}
+	}
+	kcores.m[p] = k
+	return k, nil
+}
+
+func openKcore(p string) (*Kcore, error) {
 	fh, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -51,9 +77,6 @@ func (s System) OpenKcore() (*Kcore, error) {
 	}
 	return k, nil
 }
-
-// Close closes /proc/kcore.
-func (k *Kcore) Close() error { return k.f.Close() }
 
 // Read returns the n bytes of kernel memory at addr, or false when any
 // of them is outside the memory kcore shows or cannot be read.
@@ -84,7 +107,7 @@ func (k *Kcore) Read(addr uint64, n int) ([]byte, bool) {
 // none does or the kernel refuses the read.
 func (k *Kcore) readPage(pg uint64) []byte {
 	for _, p := range k.progs {
-		if pg >= p.Vaddr && pg+kcorePage <= p.Vaddr+p.Filesz {
+		if pg >= p.Vaddr && pg+kcorePage > pg && pg+kcorePage <= p.Vaddr+p.Filesz {
 			b := make([]byte, kcorePage)
 			if _, err := k.f.ReadAt(b, int64(p.Off+(pg-p.Vaddr))); err != nil {
 				return nil

@@ -25,7 +25,6 @@ func TestKcore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Close()
 	for _, c := range []struct {
 		name string
 		addr uint64
