@@ -313,7 +313,7 @@ trace_vmlinux() {
 			printf "E2E attach hits total=%d places-hit=%d top=", s, h
 			for (i = 1; i <= 10 && i <= NR; i++) printf "%s%d", (i > 1 ? "," : ""), a[i]
 			for (i = 1; i <= NR && s > 0; i++) { q += a[i]; if (2 * q >= s) break }
-			printf " half-in=%d\n", s > 0 ? i : 0
+			printf " half-in=%d\n", (s > 0 ? i : 0)
 		}'
 	kprobes_left attach
 	# kprobe_events: define and enable (arming); disabled and removed
