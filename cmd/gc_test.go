@@ -6,9 +6,10 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/btfinline/btfinline/internal/testutil"
 )
 
 var sink [][]byte
@@ -55,12 +56,5 @@ func TestDeferGC(t *testing.T) {
 
 // TestDeferGCDocumented: docs/encoding.md gives the mark of the code.
 func TestDeferGCDocumented(t *testing.T) {
-	b, err := os.ReadFile("../docs/encoding.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Join(strings.Fields(string(b)), " ")
-	if want := fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20); !strings.Contains(doc, want) {
-		t.Errorf("docs/encoding.md does not say %q", want)
-	}
+	testutil.DocSays(t, "docs/encoding.md", fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20))
 }

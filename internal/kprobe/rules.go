@@ -695,11 +695,11 @@ func (r *Rules) ForSyms(funcs *ksym.SymTab) *Rules {
 func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.SymTab) (*Rules, error) {
 	r := &Rules{syms: funcs}
 	mem, err := sys.OpenKcore()
+	var armed []uint64
 	if err == nil {
-		err = kcoreUsable(sys, k, mem)
+		armed, err = kcoreUsable(sys, k, mem)
 	}
 	if err == nil {
-		armed, _ := sys.KprobeAddrs()
 		r.setKcoreText(mem, a, armed)
 		if a == arch.X86_64 {
 			rel, _ := sys.Release()
@@ -708,17 +708,12 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 				r.Notes = append(r.Notes, "kernel version unknown (/proc/sys/kernel/osrelease): the x86 INT/UD rule of Linux 6.9 and later not checked")
 			}
 		}
-	} else {
+	} else if rules := insnRules[a]; rules != "" {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		switch a {
-		case arch.ARM64:
-			r.Notes = append(r.Notes, "arm64 instruction rules (exclusive sequences, MSR, BRK, ...) not checked: they need the kernel's text through /proc/kcore ("+err.Error()+"); run as root, or give the vmlinux as FILE")
-		case arch.X86_64:
-			r.Notes = append(r.Notes, "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...) not checked: they need the kernel's text through /proc/kcore ("+err.Error()+"); run as root, or give the vmlinux as FILE")
-		}
+		r.Notes = append(r.Notes, rules+" not checked: they need the kernel's text through /proc/kcore ("+err.Error()+"); run as root, or give the vmlinux as FILE")
 	}
 	bl, ok, err := sys.KprobeBlacklist()
 	if err != nil {
@@ -763,22 +758,30 @@ func RunningRules(sys ksys.System, k *ksym.Kallsyms, a arch.Arch, funcs *ksym.Sy
 	return r, nil
 }
 
-// kcoreUsable says why kcore cannot serve the instruction rules: the
-// kernel's text at its base must read, and the kprobes registered now
-// must be known (debugfs), or another tool's breakpoint would pass for
-// the instruction it replaced.
-func kcoreUsable(sys ksys.System, k *ksym.Kallsyms, mem *ksys.Kcore) error {
+// insnRules names each architecture's instruction rules in the note
+// that says they were not checked.
+var insnRules = map[arch.Arch]string{
+	arch.ARM64:  "arm64 instruction rules (exclusive sequences, MSR, BRK, ...)",
+	arch.X86_64: "x86 instruction rules (INT3, UD2 from 6.9, far and memory-indirect CALL/JMP, ...)",
+}
+
+// kcoreUsable returns the addresses of the kprobes registered now, or
+// why kcore cannot serve the instruction rules: the kernel's text at its
+// base must read, and those kprobes must be known (debugfs), or another
+// tool's breakpoint would pass for the instruction it replaced.
+func kcoreUsable(sys ksys.System, k *ksym.Kallsyms, mem *ksys.Kcore) ([]uint64, error) {
 	base, err := k.TextBase()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, ok := mem.Read(base, 4); !ok {
-		return fmt.Errorf("the text at %#x does not read", base)
+		return nil, fmt.Errorf("the text at %#x does not read", base)
 	}
-	if _, ok := sys.KprobeAddrs(); !ok {
-		return errors.New("/sys/kernel/debug/kprobes/list, which says where other kprobes' breakpoints are, is unreadable")
+	armed, ok := sys.KprobeAddrs()
+	if !ok {
+		return nil, errors.New("/sys/kernel/debug/kprobes/list, which says where other kprobes' breakpoints are, is unreadable")
 	}
-	return nil
+	return armed, nil
 }
 
 // setKcoreText makes the instruction rules read the running kernel's

@@ -279,3 +279,20 @@ func WriteKcore(t testing.TB, path string, segs ...KcoreSegment) {
 		t.Fatal(err)
 	}
 }
+
+// DocSays fails t for each of wants that the repository file rel (a
+// document) does not say, white space aside: the figures and constants a
+// document quotes are the code's.
+func DocSays(t testing.TB, rel string, wants ...string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	for _, w := range wants {
+		if !strings.Contains(doc, w) {
+			t.Errorf("%s does not say %q", rel, w)
+		}
+	}
+}

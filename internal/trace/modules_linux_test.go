@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/btfinline/btfinline/internal/ksys"
 	"github.com/btfinline/btfinline/internal/resolve"
+	"github.com/btfinline/btfinline/internal/testutil"
 )
 
 // TestWatchModules: a module whose /sys/module entry goes, or whose text
@@ -125,22 +125,12 @@ func thousands(n int) string {
 // for modules, how much room it keeps for followed ones, and how it
 // attaches hot places last, with the constants of the code.
 func TestModulePollDocumented(t *testing.T) {
-	b, err := os.ReadFile("../../docs/trace.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Join(strings.Fields(string(b)), " ")
-	for _, want := range []string{
+	testutil.DocSays(t, "docs/trace.md",
 		fmt.Sprintf("every %d ms", modulePoll.Milliseconds()),
 		fmt.Sprintf("room for %s places per followed probe", thousands(followRoom)),
 		fmt.Sprintf("attaches %d places at a time", attachBatch),
 		fmt.Sprintf("fired %s times a second or more", thousands(hotRate)),
-		fmt.Sprintf("at most %d such places", maxHot),
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("docs/trace.md does not say %q", want)
-		}
-	}
+		fmt.Sprintf("at most %d such places", maxHot))
 }
 
 // TestPlanFollow: with FollowModules a probe of a module that is not

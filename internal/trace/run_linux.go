@@ -279,16 +279,15 @@ func lastOfCallers(todo []int, sites []*site, hot map[string]bool) {
 	if len(hot) == 0 {
 		return
 	}
-	slices.SortStableFunc(todo, func(a, b int) int {
-		return cmp.Compare(b2i(hot[sites[a].place.Caller]), b2i(hot[sites[b].place.Caller]))
-	})
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
+	var rest, last []int
+	for _, i := range todo {
+		if hot[sites[i].place.Caller] {
+			last = append(last, i)
+		} else {
+			rest = append(rest, i)
+		}
 	}
-	return 0
+	copy(todo[copy(todo, rest):], last)
 }
 
 // interval prints what --interval prints: the event and loss totals, or
