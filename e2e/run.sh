@@ -556,9 +556,9 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$sample" = 36 ] && [ -z "${E2E_JUDGE_FU
     # the hot function against kprobe_events' define and enable in the
     # same boot. The seconds are the run's that wrote the block; the
     # places and the verdict are compared.
-    al=$(grep -E '^E2E (attach btfinline places|attach kprobe_events |trace-expect attach within)' "$work/results.txt" |
+    al=$(grep -E '^E2E (attach btfinline round|attach hits-attaching|attach kprobe_events round|attach best|trace-expect attach within)' "$work/results.txt" |
       sed 's/ start-to-attached=[0-9.]*//; s/ stop-to-exit=[0-9.]*//')
-    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|attached-last\|define\|enable\|disable\|remove\|ratio\)=[0-9.]*/\1=S/g') || {
+    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|attached-last\|define\|enable\|disable\|remove\|ratio\|btfinline\|kprobe_events\|total\|places-hit\|most\)=[0-9.]*/\1=S/g; s/ at=.*/ at=P/') || {
       printf '%s\n' "$ab"; failed "docs/trace.md's attach block attach-$kernel-$arch is not this run's (E2E_UPDATE_README=1 writes it)"; }
   else
     log "verdict lines not compared with ${doc#"$here"/}: the kernel is $built, the figures' $pinned"

@@ -18,18 +18,27 @@ trace_start() {
 	rm -f "$_err"
 	"$BTFINLINE" trace "$@" >"$_out" 2>"$_err" &
 	TRACE_PID=$!
+	# The wait is light, for the attach it waits for is timed against
+	# kprobe_events' define, which has the guest's one CPU to itself:
+	# four greps a second, and read -t on a pipe nobody writes as the
+	# sleep. (The shell's read builtin reads a file a byte a system call:
+	# over --verbose's lines it took a third of the CPU.)
+	[ -p /tmp/e2e-tick ] || mkfifo /tmp/e2e-tick
+	exec 9<>/tmp/e2e-tick
 	_i=0
 	while ! grep -q '^Attached' "$_err" 2>/dev/null; do
 		if ! kill -0 "$TRACE_PID" 2>/dev/null; then
+			exec 9<&-
 			echo "E2E error btfinline trace $* exited before attaching"
 			sed 's/^/E2E trace-stderr /' "$_err"
 			TRACE_PID=""
 			return 1
 		fi
 		_i=$((_i + 1))
-		[ $_i -gt 1200 ] && { echo "E2E error btfinline trace $* did not attach in 120 s"; return 1; }
-		sleep 0.1
+		[ $_i -gt 480 ] && { exec 9<&-; echo "E2E error btfinline trace $* did not attach in 120 s"; return 1; }
+		read -r -t 0.25 _ <&9
 	done
+	exec 9<&-
 }
 
 # trace_stop ERR: SIGINT, wait, and print its stderr.
@@ -274,6 +283,54 @@ attach_profile_stop() {
 	echo "$_prof_on" >$T/tracing_on
 }
 
+# attach_btfinline ROUND: trace's attach of every place of $fn (the
+# lines of /tmp/hot.txt), alone, arming each kprobe, then its detach;
+# _att is the attach's seconds as trace says them.
+attach_btfinline() {
+	attach_profile_start
+	t0=$(now)
+	trace_start /tmp/ha.json /tmp/ha.err "$fn" --count --json --verbose || return
+	t1=$(now)
+	attach_profile_stop "btfinline-$1"
+	trace_stop /tmp/ha.err
+	t2=$(now)
+	# trace's own figure of its attach, how many places it attached last
+	# because they fired often meanwhile, and the hits while attaching
+	# (its --verbose line).
+	_att=$(sed -n 's/^Attached [0-9]* places of [0-9]* probe(s) in \([0-9.]*\) s.*/\1/p' /tmp/ha.err)
+	_last=$(sed -n 's/^btfinline trace: \([0-9]*\) places fired often while the others were attached.*/\1/p' /tmp/ha.err)
+	echo "E2E attach btfinline round=$1 places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
+	_h=$(sed -n 's/^btfinline trace: \([0-9]*\) hits at \([0-9]*\) places while attaching, the most \([0-9]*\) at \(.*\)/total=\1 places-hit=\2 most=\3 at=\4/p' /tmp/ha.err)
+	echo "E2E attach hits-attaching round=$1 ${_h:-total=0 places-hit=0 most=0 at=none}"
+	case $1 in 1) kprobes_left attach ;; *) kprobes_left again ;; esac
+}
+
+# attach_kprobe_events ROUND: the same places through kprobe_events,
+# defined (one write each) and enabled (armed in one pass); _k is the
+# seconds of both.
+attach_kprobe_events() {
+	attach_profile_start
+	t0=$(now)
+	e2e-guest register /tmp/hot.txt
+	t1=$(now)
+	echo 1 >$T/events/inline/enable
+	t2=$(now)
+	attach_profile_stop "kprobe_events-$1"
+	_k=$(secs "$t0" "$t2")
+	_kdef=$(secs "$t0" "$t1") _ken=$(secs "$t1" "$t2")
+}
+
+# kprobe_events_remove ROUND: disable and remove attach_kprobe_events'
+# probes, and say its seconds.
+kprobe_events_remove() {
+	t3=$(now)
+	echo 0 >$T/events/inline/enable
+	t4=$(now)
+	echo >$T/kprobe_events
+	t5=$(now)
+	echo "E2E attach kprobe_events round=$1 define=$_kdef enable=$_ken disable=$(secs "$t3" "$t4") remove=$(secs "$t4" "$t5")"
+}
+
 # Every place of a hot vmlinux function: attach time against kprobe_events
 # in the same boot, then per-place hits against kprobe_profile over exactly
 # the same interval: with /sys/kernel/debug/kprobes/enabled off, no kprobe
@@ -293,20 +350,14 @@ trace_vmlinux() {
 		t2=$(now)
 		echo "E2E attach btfinline-keep-optprobes places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2")"
 	fi
-	attach_profile_start
-	t0=$(now)
-	trace_start /tmp/ha.json /tmp/ha.err "$fn" --count --json || return
-	t1=$(now)
-	attach_profile_stop btfinline
-	trace_stop /tmp/ha.err
-	t2=$(now)
-	# trace's own figure of its attach, and how many places it attached
-	# last because they fired often meanwhile.
-	_att=$(sed -n 's/^Attached [0-9]* places of [0-9]* probe(s) in \([0-9.]*\) s.*/\1/p' /tmp/ha.err)
-	_last=$(sed -n 's/^btfinline trace: \([0-9]*\) places fired often while the others were attached.*/\1/p' /tmp/ha.err)
-	echo "E2E attach btfinline places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
-	# How the hits while attaching spread over the places: their sum, how
-	# many places fired, the ten largest, and how few places hold half.
+	# Two rounds, ours then theirs each time: the host's load moves
+	# between the measurements (two guests share two cores in make
+	# test), and the best of each side's two is compared.
+	attach_btfinline 1 || return
+	_a1=$_att
+	# How the hits from the attach to the stop spread over the places:
+	# their sum, how many places fired, the ten largest, and how few
+	# places hold half.
 	tail -n 1 /tmp/ha.json | sed 's/"callers":.*//' | grep -o '"hits":[0-9]*' | sed 's/"hits"://' | sort -rn | awk '
 		{ a[NR] = $1; s += $1; if ($1 > 0) h++ }
 		END {
@@ -315,16 +366,8 @@ trace_vmlinux() {
 			for (i = 1; i <= NR && s > 0; i++) { q += a[i]; if (2 * q >= s) break }
 			printf " half-in=%d\n", (s > 0 ? i : 0)
 		}'
-	kprobes_left attach
-	# kprobe_events: define and enable (arming); disabled and removed
-	# after the comparison, which uses these events.
-	attach_profile_start
-	t0=$(now)
-	e2e-guest register /tmp/hot.txt
-	t1=$(now)
-	echo 1 >$T/events/inline/enable
-	t2=$(now)
-	attach_profile_stop kprobe_events
+	attach_kprobe_events 1
+	_k1=$_k
 	# The comparison, on the same events.
 	echo 0 >$KP/enabled
 	t3=$(now)
@@ -342,18 +385,21 @@ trace_vmlinux() {
 	cat $T/kprobe_profile >/tmp/prof1
 	trace_stop /tmp/hp.err
 	echo 1 >$KP/enabled
-	t3=$(now)
-	echo 0 >$T/events/inline/enable
-	t4=$(now)
-	echo >$T/kprobe_events
-	t5=$(now)
-	# trace's attach against kprobe_events' define and enable, in this
-	# boot: no slower, within a quarter for the host's noise between the
-	# two (E2E_SELFTEST=6 makes trace's attach read four times theirs).
-	_k=$(secs "$t0" "$t2")
-	[ "$E2E_SELFTEST" = 6 ] && _att=$(awk -v k="$_k" 'BEGIN { print 4 * k }')
-	echo "E2E attach kprobe_events define=$(secs "$t0" "$t1") enable=$(secs "$t1" "$t2") disable=$(secs "$t3" "$t4") remove=$(secs "$t4" "$t5") ratio=$(awk -v a="$_att" -v k="$_k" 'BEGIN { printf "%.2f", a / k }')"
-	expect "attach within 1.25 times kprobe_events" "$(awk -v a="$_att" -v k="$_k" 'BEGIN { print (a != "" && a <= 1.25 * k) ? "yes" : "no: " a " s against " k " s" }')" yes
+	kprobe_events_remove 1
+	attach_btfinline 2 || return
+	_a2=$_att
+	attach_kprobe_events 2
+	_k2=$_k
+	kprobe_events_remove 2
+	# trace's attach against kprobe_events' define and enable, the best
+	# of each side's two in this boot: no slower, within a quarter for
+	# the host's noise (E2E_SELFTEST=6 makes trace's read four times
+	# theirs).
+	_a=$(awk -v a="$_a1" -v b="$_a2" 'BEGIN { print (a != "" && (b == "" || a + 0 <= b + 0)) ? a : b }')
+	_k=$(awk -v a="$_k1" -v b="$_k2" 'BEGIN { print (a + 0 <= b + 0) ? a : b }')
+	[ "$E2E_SELFTEST" = 6 ] && _a=$(awk -v k="$_k" 'BEGIN { print 4 * k }')
+	echo "E2E attach best btfinline=$_a kprobe_events=$_k ratio=$(awk -v a="$_a" -v k="$_k" 'BEGIN { printf "%.2f", a / k }')"
+	expect "attach within 1.25 times kprobe_events" "$(awk -v a="$_a" -v k="$_k" 'BEGIN { print (a != "" && a <= 1.25 * k) ? "yes" : "no: " a " s against " k " s" }')" yes
 	# E2E_SELFTEST=1: one kprobe_profile count off by one.
 	if [ "$E2E_SELFTEST" = 1 ]; then
 		awk '!done && $2 > 0 { $2 = $2 + 1; done = 1 } 1' /tmp/prof1 >/tmp/p && mv /tmp/p /tmp/prof1

@@ -129,7 +129,8 @@ func TestModulePollDocumented(t *testing.T) {
 		fmt.Sprintf("every %d ms", modulePoll.Milliseconds()),
 		fmt.Sprintf("room for %s places per followed probe", thousands(followRoom)),
 		fmt.Sprintf("attaches %d places at a time", attachBatch),
-		fmt.Sprintf("fired %s times a second or more", thousands(hotRate)),
+		fmt.Sprintf("would fire %d times or more", hotHits),
+		fmt.Sprintf("fired %d times at least", hotMin),
 		fmt.Sprintf("at most %d such places", maxHot))
 }
 
@@ -175,17 +176,21 @@ func TestPlanFollow(t *testing.T) {
 	}
 }
 
-// TestHotPlaces: the attached places that fire at hotRate or more since
-// they were attached, hottest first.
+// TestHotPlaces: the attached places that, at their rate since they were
+// attached, would fire hotHits times or more in the seconds left, hottest
+// first; a place with fewer than hotMin hits has no rate yet.
 func TestHotPlaces(t *testing.T) {
 	now := time.Now()
 	ago := func(s float64) time.Time { return now.Add(-time.Duration(s * float64(time.Second))) }
-	at := []time.Time{ago(1), ago(2), ago(0.5), ago(1), ago(1)}
-	counts := []uint64{hotRate - 1, 3 * hotRate, 2 * hotRate, 10 * hotRate, 5 * hotRate}
-	attached := []bool{true, true, true, false, true}
-	got := hotPlaces([]int{0, 1, 2, 3, 4}, attached, counts, at, now)
-	if want := []int{4, 2, 1}; !slices.Equal(got, want) {
-		t.Errorf("hot places %v, want %v (4 at 5x, 2 at 4x, 1 at 1.5x; 3 detached; 0 below)", got, want)
+	at := []time.Time{ago(1), ago(2), ago(0.5), ago(1), ago(1), ago(0.001)}
+	counts := []uint64{hotHits - 1, 3 * hotHits, 2 * hotHits, 10 * hotHits, 5 * hotHits, hotMin - 1}
+	attached := []bool{true, true, true, false, true, true}
+	all := []int{0, 1, 2, 3, 4, 5}
+	if got, want := hotPlaces(all, attached, counts, at, now, 1), []int{4, 2, 1}; !slices.Equal(got, want) {
+		t.Errorf("1 s left: hot places %v, want %v (4 at 5x, 2 at 4x, 1 at 1.5x; 3 detached; 0 below; 5 too few hits)", got, want)
+	}
+	if got, want := hotPlaces(all, attached, counts, at, now, 0.25), []int{4, 2}; !slices.Equal(got, want) {
+		t.Errorf("0.25 s left: hot places %v, want %v (1 at 1.5x would fire 0.375x)", got, want)
 	}
 }
 

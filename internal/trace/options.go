@@ -33,7 +33,8 @@ type Options struct {
 	// RingSize is the ring buffer's size in bytes (a power of 2 of at
 	// least a page); 0: 8 MiB.
 	RingSize int
-	// Verbose lists every place that is not attached, with its reason.
+	// Verbose lists every place that is not attached, with its reason,
+	// and says how often the places fired while the others were attached.
 	Verbose  bool
 	Out, Err io.Writer
 	// KeepOptprobes leaves kprobe jump optimization on while attaching

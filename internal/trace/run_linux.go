@@ -178,7 +178,9 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 		if end == len(todo) {
 			break
 		}
-		found := hotPlaces(todo[:end], s.attached, s.k.counters(n), at, time.Now())
+		now := time.Now()
+		left := now.Sub(start).Seconds() / float64(end) * float64(len(todo)-end)
+		found := hotPlaces(todo[:end], s.attached, s.k.counters(n), at, now, left)
 		for _, i := range found {
 			hotCallers[pl.sites[i].place.Caller] = true
 		}
@@ -193,6 +195,9 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %d places fired often while the others were attached: attached last\n", len(hot))
 	}
 	took := time.Since(start)
+	if s.o.Verbose {
+		s.attachHits(n)
+	}
 	if err := s.opt.resume(); err != nil {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
 	}
@@ -224,14 +229,41 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	return nil
 }
 
+// attachHits says how often the places fired while the others were
+// attached (--verbose): every hit then is a trap the attach waited for.
+func (s *traceRun) attachHits(n int) {
+	counts := s.k.counters(n)
+	var sum uint64
+	fired, top := 0, -1
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		sum += c
+		fired++
+		if top < 0 || c > counts[top] {
+			top = i
+		}
+	}
+	if top < 0 {
+		fmt.Fprintf(s.o.Err, "btfinline trace: no place fired while attaching\n")
+		return
+	}
+	fmt.Fprintf(s.o.Err, "btfinline trace: %d hits at %d places while attaching, the most %d at %s\n", sum, fired, counts[top], placeName(s.pl.sites[top]))
+}
+
 // attachBatch is how many places are attached between two looks at
 // which fire often; maxHot bounds how many are attached again last
-// (detaching a kprobe costs grace periods in the kernel); hotRate is the
-// rate of hits from which a place counts as hot.
+// (detaching a kprobe costs grace periods in the kernel, about as long
+// under qemu as hotHits hits); a place is hot when, at the rate it fired
+// since it was attached, it would fire hotHits times or more before the
+// others are attached, and it has fired hotMin times (a rate from fewer
+// is noise).
 const (
 	attachBatch = 64
 	maxHot      = 64
-	hotRate     = 2000 // hits a second
+	hotHits     = 500
+	hotMin      = 32
 )
 
 // detachHot detaches the places hotPlaces picked, to be attached again
@@ -243,21 +275,24 @@ func (s *traceRun) detachHot(sites []int) {
 	s.k.detach(sites)
 }
 
-// hotPlaces returns the attached places of sites that have fired at
-// hotRate or more since they were attached (at), the hottest first: a
-// trace attaches them again after the others (traceRun.attach).
-func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, now time.Time) []int {
+// hotPlaces returns the attached places of sites that, at the rate they
+// fired since they were attached (at), would fire hotHits times or more
+// in the left seconds the attach still takes, the hottest first: a trace
+// attaches them again after the others (traceRun.attach). A place that
+// fires rarely on a long attach costs more hits than its detach; the
+// same place near the end of a short one does not.
+func hotPlaces(sites []int, attached []bool, counts []uint64, at []time.Time, now time.Time, left float64) []int {
 	type rated struct {
 		i    int
 		rate float64
 	}
 	var hot []rated
 	for _, i := range sites {
-		if !attached[i] {
+		if !attached[i] || counts[i] < hotMin {
 			continue
 		}
 		if d := now.Sub(at[i]).Seconds(); d > 0 {
-			if r := float64(counts[i]) / d; r >= hotRate {
+			if r := float64(counts[i]) / d; r*left >= hotHits {
 				hot = append(hot, rated{i, r})
 			}
 		}
