@@ -22,7 +22,7 @@ trace_start() {
 	# kprobe_events' define, which has the guest's one CPU to itself:
 	# four greps a second, and read -t on a pipe nobody writes as the
 	# sleep. (The shell's read builtin reads a file a byte a system call:
-	# over --verbose's lines it took a third of the CPU.)
+	# over --verbose's lines it took much of the CPU.)
 	[ -p /tmp/e2e-tick ] || mkfifo /tmp/e2e-tick
 	exec 9<>/tmp/e2e-tick
 	_i=0
