@@ -126,7 +126,8 @@ func New(d *dwarf.Data, dst *btf.Spec) *Converter {
 }
 
 // NewOn is New with base, the Index of dst.Base() (nil when dst has no
-// base), built once and shared.
+// base), built once and shared. d may be nil when SetReaders gives the
+// readers before the first conversion.
 func NewOn(d *dwarf.Data, dst *btf.Spec, base *btfindex.Index) *Converter {
 	if (base == nil) != (dst.Base() == nil) || base != nil && base.Spec() != dst.Base() {
 		panic("dedup: NewOn: the Index is not of the Spec's base")

@@ -28,5 +28,10 @@ func openObject(path string) (*testObject, error) {
 		f.Close()
 		return nil, err
 	}
-	return &testObject{ELF: f.File, DWARF: x.Data(), f: f}, nil
+	d, err := x.Data()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &testObject{ELF: f.File, DWARF: d, f: f}, nil
 }

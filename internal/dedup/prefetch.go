@@ -29,7 +29,7 @@ const prefetchChunk = 64
 // so only the work moves, not the ids. c must not be used meanwhile; the
 // DWARF is read with one dwarf.Reader per goroutine.
 func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
-	if c.d == nil || workers < 2 || len(offs) == 0 {
+	if c.d == nil && c.newReader == nil || workers < 2 || len(offs) == 0 {
 		return
 	}
 	offs = slices.Clone(offs)
@@ -80,9 +80,11 @@ func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
 // probeCopy is a probe Converter on c's chain and DWARF, with caches of its
 // own.
 func (c *Converter) probeCopy() *Converter {
-	var r Reader = c.d.Reader()
+	var r Reader
 	if c.newReader != nil {
 		r = c.newReader()
+	} else {
+		r = c.d.Reader()
 	}
 	return &Converter{d: c.d, r: r, newReader: c.newReader, dst: c.dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{},

@@ -74,7 +74,7 @@ func goAbbrevs(data []byte) (out []byte, foreign bool) {
 // in an object with foreign abbreviations it refuses an entry that has one
 // (debug/dwarf read it with the wrong forms, and the reader's position
 // after it is lost).
-func (w *worker) next(r *dwarf.Reader) (*dwarf.Entry, error) {
+func (w *worker) next(r *lazyReader) (*dwarf.Entry, error) {
 	e, err := r.Next()
 	if err != nil || e == nil || e.Tag == 0 || !w.o.foreign {
 		return e, err

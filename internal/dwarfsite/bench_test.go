@@ -79,5 +79,9 @@ func BenchmarkEntryReader(b *testing.B) {
 		}
 	}
 	b.Run("EntryReader", func(b *testing.B) { walk(b, x.EntryReader()) })
-	b.Run("dwarf.Reader", func(b *testing.B) { walk(b, x.Data().Reader()) })
+	d, err := x.Data()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("dwarf.Reader", func(b *testing.B) { walk(b, d.Reader()) })
 }

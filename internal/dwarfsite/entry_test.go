@@ -28,10 +28,14 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWorker(x.o, x.d, x.units, &Options{})
+	w := newWorker(x, &Options{})
 	info := x.o.debug[".debug_info"]
-	ref := x.d.Reader()
-	er, raw := x.EntryReader(), x.d.Reader()
+	ref := &lazyReader{x: x}
+	d, err := x.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	er, raw := x.EntryReader(), d.Reader()
 	kept := []dwarf.Attr{dwarf.AttrName, dwarf.AttrType, dwarf.AttrByteSize, dwarf.AttrDataMemberLoc, dwarf.AttrUpperBound}
 	of := x.EntryReaderOf(kept...)
 	for i := range x.units {

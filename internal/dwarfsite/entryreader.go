@@ -19,7 +19,7 @@ import (
 // safe for concurrent use; make one per goroutine.
 type EntryReader struct {
 	x    *Object
-	lk   *dwarf.Reader
+	lk   *lazyReader
 	fast bool
 	u    *unitHdr
 	tab  *abbrevTable
@@ -50,7 +50,7 @@ const maxEntryReaderTables = 8
 
 // EntryReader returns a new EntryReader of x.
 func (x *Object) EntryReader() *EntryReader {
-	return &EntryReader{x: x, lk: x.d.Reader(), c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil)}
+	return &EntryReader{x: x, lk: &lazyReader{x: x}, c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil)}
 }
 
 // EntryReaderOf is EntryReader for a reader that looks at the attributes

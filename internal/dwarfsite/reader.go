@@ -198,8 +198,14 @@ func parseUnits(info []byte, order binary.ByteOrder) ([]unitHdr, error) {
 // converter of package dedup) share instead of loading it again.
 type Object struct {
 	o     *object
-	d     *dwarf.Data
 	units []unitHdr
+	// The debug/dwarf view is made the first time a reader needs it:
+	// the own decoders read every entry of a gcc-built kernel, and
+	// dwarf.New parses every unit's abbreviations (a vmlinux's 2,800
+	// tables: 90 MB and a third of a second before the first unit).
+	dOnce sync.Once
+	d     *dwarf.Data
+	dErr  error
 }
 
 // ErrNoDWARF: the object has no .debug_info (built without debug
@@ -233,29 +239,82 @@ func (o *object) parse() (*Object, error) {
 		return nil, err
 	}
 	o.goAbbrev, o.foreign = goAbbrevs(o.debug[".debug_abbrev"])
-	d, err := dwarf.New(o.goAbbrev, nil, nil, info, o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
-		if b := o.debug[n]; b != nil {
-			if err := d.AddSection(n, b); err != nil {
-				return nil, err
-			}
-		}
-	}
-	// debug/dwarf fills in a unit's DWARF 5 base offsets the first time
-	// a reader enters it; do that here, once, before readers run in
-	// parallel.
-	pr := d.Reader()
-	for _, u := range units {
-		pr.Seek(u.dieOff)
-	}
-	return &Object{o: o, d: d, units: units}, nil
+	return &Object{o: o, units: units}, nil
 }
 
-// Data is the debug/dwarf view of the object's DWARF.
-func (x *Object) Data() *dwarf.Data { return x.d }
+// Data is the debug/dwarf view of the object's DWARF, made on the first
+// call (safe for concurrent use).
+func (x *Object) Data() (*dwarf.Data, error) {
+	x.dOnce.Do(func() {
+		o := x.o
+		d, err := dwarf.New(o.goAbbrev, nil, nil, o.debug[".debug_info"], o.debug[".debug_line"], nil, o.debug[".debug_ranges"], o.debug[".debug_str"])
+		if err != nil {
+			x.dErr = err
+			return
+		}
+		for _, n := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
+			if b := o.debug[n]; b != nil {
+				if err := d.AddSection(n, b); err != nil {
+					x.dErr = err
+					return
+				}
+			}
+		}
+		// debug/dwarf fills in a unit's DWARF 5 base offsets the first
+		// time a reader enters it; do that here, once, before its
+		// readers run in parallel.
+		pr := d.Reader()
+		for _, u := range x.units {
+			pr.Seek(u.dieOff)
+		}
+		x.d = d
+	})
+	return x.d, x.dErr
+}
+
+// lazyReader is a dwarf.Reader of x made on first use: most objects are
+// read by the own decoders alone, and the debug/dwarf view costs a parse
+// of every abbreviation table. When the view cannot be made, Next returns
+// why and the other calls do nothing.
+type lazyReader struct {
+	x   *Object
+	r   *dwarf.Reader
+	err error
+}
+
+func (l *lazyReader) get() *dwarf.Reader {
+	if l.r == nil && l.err == nil {
+		d, err := l.x.Data()
+		if err != nil {
+			l.err = err
+			return nil
+		}
+		l.r = d.Reader()
+	}
+	return l.r
+}
+
+// Seek is dwarf.Reader.Seek.
+func (l *lazyReader) Seek(off dwarf.Offset) {
+	if r := l.get(); r != nil {
+		r.Seek(off)
+	}
+}
+
+// Next is dwarf.Reader.Next.
+func (l *lazyReader) Next() (*dwarf.Entry, error) {
+	if r := l.get(); r != nil {
+		return r.Next()
+	}
+	return nil, l.err
+}
+
+// SkipChildren is dwarf.Reader.SkipChildren.
+func (l *lazyReader) SkipChildren() {
+	if r := l.get(); r != nil {
+		r.SkipChildren()
+	}
+}
 
 // ReadFile reads the inline sites of the ELF object at path.
 func ReadFile(path string, opt Options) (*Result, error) {
@@ -289,7 +348,7 @@ func read(path string, f *elfobj.File, opt Options) (*Result, error) {
 // Sites reads every inline site, in parallel per compilation unit; the
 // result does not depend on Options.Workers.
 func (x *Object) Sites(opt Options) (*Result, error) {
-	o, d, units := x.o, x.d, x.units
+	o, units := x.o, x.units
 	if opt.ProbePoint == ProbeBlock {
 		if opt.Text == nil {
 			return nil, fmt.Errorf("probe point %v needs Options.Text", ProbeBlock)
@@ -310,7 +369,7 @@ func (x *Object) Sites(opt Options) (*Result, error) {
 	var next atomic.Int64
 	var g errgroup.Group
 	for wi := 0; wi < workers; wi++ {
-		w := newWorker(o, d, units, &opt)
+		w := newWorker(x, &opt)
 		g.Go(func() error {
 			for {
 				i := int(next.Add(1) - 1)

@@ -24,12 +24,13 @@ const maxTypeDepth = 48
 // worker reads compilation units one at a time. It owns its readers and
 // caches; everything it shares (object, dwarf.Data, units) is read-only.
 type worker struct {
+	x     *Object
 	o     *object
-	d     *dwarf.Data
 	units []unitHdr
 	opt   *Options
-	r     *dwarf.Reader // walks a unit
-	lk    *dwarf.Reader // seeks to referenced entries
+	cu    *EntryReader // reads the units' own entries
+	r     *lazyReader  // debug/dwarf, for entries the own decoders leave
+	lk    *lazyReader  // the same, seeking to referenced entries
 
 	funcs map[dwarf.Offset]*funcInfo
 	types map[dwarf.Offset]*typeInfo
@@ -126,10 +127,10 @@ type frame struct {
 	sibling uint64       // DW_AT_sibling of the entry, 0 if none
 }
 
-func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker {
+func newWorker(x *Object, opt *Options) *worker {
 	w := &worker{
-		o: o, d: d, units: units, opt: opt,
-		r: d.Reader(), lk: d.Reader(),
+		x: x, o: x.o, units: x.units, opt: opt,
+		cu: x.EntryReader(), r: &lazyReader{x: x}, lk: &lazyReader{x: x},
 		funcs:   make(map[dwarf.Offset]*funcInfo),
 		types:   make(map[dwarf.Offset]*typeInfo),
 		files:   make(map[dwarf.Offset][]string),
@@ -138,6 +139,16 @@ func newWorker(o *object, d *dwarf.Data, units []unitHdr, opt *Options) *worker 
 	w.addrxFn = w.addrx
 	w.look.w = w
 	return w
+}
+
+// unitEntry decodes u's own entry, valid until the next call.
+func (w *worker) unitEntry(u *unitHdr) (*dwarf.Entry, error) {
+	if !w.o.foreign {
+		w.cu.Seek(u.dieOff)
+		return w.cu.Next()
+	}
+	w.r.Seek(u.dieOff)
+	return w.next(w.r)
 }
 
 // entryAt decodes the entry at off with debug/dwarf.
@@ -180,8 +191,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	if u.is64 {
 		w.fmt.RefSize = 8
 	}
-	w.r.Seek(u.dieOff)
-	cu, err := w.next(w.r)
+	cu, err := w.unitEntry(u)
 	if err != nil || cu == nil {
 		w.warn(".debug_info+0x%x: unit skipped: %v", u.dieOff, err)
 		return nil
@@ -836,26 +846,49 @@ func (w *worker) unitOf(off dwarf.Offset) *unitHdr {
 func (w *worker) fileName(u *unitHdr, idx int64) string {
 	fs, ok := w.files[u.off]
 	if !ok {
-		w.lk.Seek(u.dieOff)
-		cu, err := w.next(w.lk)
-		if err == nil && cu != nil {
-			lr, err := w.d.LineReader(cu)
-			if err == nil && lr != nil {
-				for _, f := range lr.Files() {
-					if f == nil {
-						fs = append(fs, "")
-					} else {
-						fs = append(fs, f.Name)
-					}
-				}
-			}
-		}
+		fs = w.fileTable(u)
 		w.files[u.off] = fs
 	}
 	if idx < 0 || idx >= int64(len(fs)) {
 		return ""
 	}
 	return fs[idx]
+}
+
+// fileTable is the file table of u's line program, as debug/dwarf's
+// LineReader gives it (nil if there is none).
+func (w *worker) fileTable(u *unitHdr) []string {
+	line := w.o.debug[".debug_line"]
+	cu, err := w.unitEntry(u)
+	if err != nil || cu == nil || line == nil {
+		return nil
+	}
+	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
+	if !ok {
+		return nil
+	}
+	compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
+	fs, err := lineFiles(line, w.o.debug[".debug_str"], w.o.debug[".debug_line_str"], w.o.order, off, compDir)
+	if err != errLineAsk {
+		return fs
+	}
+	// A header it may refuse, or paths it joins otherwise: as it does.
+	d, err := w.x.Data()
+	if err != nil {
+		return nil
+	}
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return nil
+	}
+	for _, f := range lr.Files() {
+		if f == nil {
+			fs = append(fs, "")
+		} else {
+			fs = append(fs, f.Name)
+		}
+	}
+	return fs
 }
 
 // funcAt resolves the function an inlined subroutine's abstract origin

@@ -229,9 +229,10 @@ func File(path string, o Options) (*Result, error) {
 	t2 := time.Now()
 
 	dst := btf.NewSpec(own)
-	conv := dedup.NewOn(dw.Data(), dst, index)
 	// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
-	// reader's own decoder, no Entry and Field slice are allocated each.
+	// reader's own decoder, no Entry and Field slice are allocated each,
+	// and no debug/dwarf view is made unless an entry needs it.
+	conv := dedup.NewOn(nil, dst, index)
 	conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
 	ptr := uint32(8)
 	if f.Class == elf.ELFCLASS32 {
