@@ -20,3 +20,40 @@ func Keep[T any](c *[]T, items []T, min int) []T {
 	*c = append(*c, items...)
 	return (*c)[n:len(*c):len(*c)]
 }
+
+// Pool keeps slices as Keep does, in chunks of at least Min elements that
+// it writes again after Reset: for slices that all die at one moment (a
+// unit's location lists, when its last site is finished), so that the
+// chunks of one round serve the next instead of becoming garbage.
+type Pool[T any] struct {
+	Min    int
+	chunks [][]T
+	i      int // the chunk being filled
+}
+
+// Keep copies items into the pool and returns them there, capped; empty
+// items give nil. The result is valid until Reset.
+func (p *Pool[T]) Keep(items []T) []T {
+	if len(items) == 0 {
+		return nil
+	}
+	for p.i < len(p.chunks) && cap(p.chunks[p.i])-len(p.chunks[p.i]) < len(items) {
+		p.i++
+	}
+	if p.i == len(p.chunks) {
+		p.chunks = append(p.chunks, make([]T, 0, max(p.Min, len(items))))
+	}
+	c := &p.chunks[p.i]
+	n := len(*c)
+	*c = append(*c, items...)
+	return (*c)[n:len(*c):len(*c)]
+}
+
+// Reset makes every chunk free again: no slice Keep returned before may be
+// used after.
+func (p *Pool[T]) Reset() {
+	for i := range p.chunks {
+		p.chunks[i] = p.chunks[i][:0]
+	}
+	p.i = 0
+}

@@ -18,3 +18,26 @@ func TestKeep(t *testing.T) {
 		t.Errorf("d shares b's chunk or is not capped: cap %d", cap(d))
 	}
 }
+
+func TestPool(t *testing.T) {
+	p := Pool[int]{Min: 4}
+	a := p.Keep([]int{1, 2, 3})
+	b := p.Keep([]int{4, 5}) // no room left: a second chunk
+	big := p.Keep([]int{6, 7, 8, 9, 10})
+	if p.Keep(nil) != nil {
+		t.Error("empty items kept")
+	}
+	a = append(a, 9) // capped: a copy, the chunk untouched
+	if a[3] != 9 || p.chunks[0][:4][3] != 0 || b[0] != 4 || big[4] != 10 || len(p.chunks) != 3 || cap(big) != 5 {
+		t.Fatalf("b %v big %v, %d chunks", b, big, len(p.chunks))
+	}
+	p.Reset()
+	c := p.Keep([]int{11, 12, 13, 14})
+	if &c[0] != &p.chunks[0][0] || len(p.chunks) != 3 {
+		t.Fatalf("after Reset: a new chunk (%d chunks)", len(p.chunks))
+	}
+	d := p.Keep([]int{15, 16, 17, 18, 19}) // only the third chunk has room
+	if &d[0] != &big[0] {
+		t.Fatal("the big chunk was not reused")
+	}
+}

@@ -4,8 +4,10 @@
 // should use and where each parameter's value is there, as site.Site
 // values. It owns the DWARF expression and location-list decoder (with
 // gcc's location views) that no library provides; debug/dwarf decodes the
-// few entries that matter, and its view of the DWARF is shared with the
-// type converter (Object.Data).
+// entries its own decoders leave (clang's strx and addrx forms, DWARF 2
+// and 3), its view made on the first such entry and shared with the type
+// converter (Object.Data): on gcc's DWARF it is never made, and the file
+// tables of DW_AT_decl_file are read here too (linefiles.go).
 //
 // It imports site, the internal ELF, byte-cursor, instruction
 // (internal/insn) and chunk packages and the standard library.

@@ -276,7 +276,7 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	}
 	atEntry := s.Caller != "" && s.CallerOff == 0
 	bexpr := make([][]byte, len(s.Params))
-	bind, bvo := w.locate(ps, point{pc: ps.addr, view: ps.view, orNext: true}, atEntry, false, bexpr)
+	bind, bvo := w.locate(ps, point{pc: ps.addr, view: ps.view, orNext: true}, atEntry, false, bexpr, nil)
 	if located(bind, n) > located(s.Params, n) {
 		s.Params, viewOnly = bind, bvo
 		w.stats.NextView++
@@ -320,7 +320,10 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 			st.Step(&insts[next])
 		}
 		clear(exprs)
-		locs, vo := w.locate(ps, point{pc: a}, false, false, exprs)
+		// Most candidates locate nothing new: they are evaluated in
+		// w.locs, and only the useful ones kept.
+		locs, vo := w.locate(ps, point{pc: a}, false, false, exprs, w.locs)
+		w.locs = locs
 		useful := false
 		for i := 0; i < n; i++ {
 			useful = useful || bind[i].Kind == site.LocUnavailable && want[i] != nil && locs[i].Kind != site.LocUnavailable
@@ -328,6 +331,7 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 		if !useful {
 			continue
 		}
+		locs = slices.Clone(locs)
 		for i := 0; i < n; i++ {
 			locs[i] = w.provenAt(bind[i], bexpr[i], want[i], locs[i], exprs[i], st, ps.fi.sizes[i])
 		}

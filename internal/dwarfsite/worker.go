@@ -56,8 +56,11 @@ type worker struct {
 	// keeps neither.
 	cands []uint64
 	insts []insn.Inst
-	// paramList's lists: read into listScratch, kept in listChunk.
-	listScratch, listChunk []locEntry
+	locs  []site.Location // moveProbe's evaluation of a candidate
+	// paramList's lists: read into listScratch, kept in lists until the
+	// unit is read (its sites are finished by then).
+	listScratch []locEntry
+	lists       chunk.Pool[locEntry]
 	// ll is the unit's location list section (llSet: looked up).
 	ll    *locListSec
 	llSet bool
@@ -131,6 +134,7 @@ func newWorker(x *Object, opt *Options) *worker {
 	w := &worker{
 		x: x, o: x.o, units: x.units, opt: opt,
 		cu: x.EntryReader(), r: &lazyReader{x: x}, lk: &lazyReader{x: x},
+		lists:   chunk.Pool[locEntry]{Min: listChunkLen},
 		funcs:   make(map[dwarf.Offset]*funcInfo),
 		types:   make(map[dwarf.Offset]*typeInfo),
 		files:   make(map[dwarf.Offset][]string),
@@ -180,6 +184,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	clear(w.funcs)
 	clear(w.types)
 	clear(w.files)
+	w.lists.Reset()
 	w.u = u
 	w.ll, w.llSet = nil, false
 	// Older units spell pointer classes as constants, which debug/dwarf
@@ -518,7 +523,7 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 	}
 	s := ps.site
 	var viewOnly int
-	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil)
+	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil, nil)
 	entry := s.Params
 	if w.opt.ProbePoint == ProbeBlock {
 		viewOnly = w.moveProbe(ps, viewOnly)
@@ -540,17 +545,19 @@ type point struct {
 
 // locate evaluates the parameters of a site at pt; atEntry says pt.pc is
 // its caller's first instruction. exprs, when not nil, gets the DWARF
-// expression of each slot's location. It returns one location per slot
-// and how many came from a view-only entry; warn reports malformed
-// locations (once per site: on the first evaluation).
-func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][]byte) ([]site.Location, int) {
+// expression of each slot's location. It returns one location per slot,
+// in into's memory when that has room, and how many came from a
+// view-only entry; warn reports malformed locations (once per site: on
+// the first evaluation).
+func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][]byte, into []site.Location) ([]site.Location, int) {
 	fi := ps.fi
 	n := len(fi.fn.Params)
 	slots := n
 	if fi.fn.Variadic {
 		slots++
 	}
-	locs := make([]site.Location, slots)
+	locs := slices.Grow(into[:0], slots)[:slots]
+	clear(locs)
 	viewOnly := 0
 	for k := range ps.params {
 		pe := &ps.params[k]
@@ -732,7 +739,7 @@ func (w *worker) paramList(pe *paramEntry, warnf func(string, ...any)) (*locList
 	}
 	// Kept in a chunk shared by many lists: a list lives as long as its
 	// site, and most are a few entries.
-	pe.list, pe.listRead = chunk.Keep(&w.listChunk, es, listChunkLen), 1
+	pe.list, pe.listRead = w.lists.Keep(es), 1
 	return ll, es, true
 }
 

@@ -1,8 +1,10 @@
 package kprobe
 
 import (
+	"cmp"
 	"debug/elf"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -177,7 +179,7 @@ func addRegion(m map[string][]Region, sec string, start, end uint64, why string)
 // sortRegions sorts each section's regions by Start.
 func sortRegions(m map[string][]Region) {
 	for _, sp := range m {
-		sort.SliceStable(sp, func(i, j int) bool { return sp[i].Start < sp[j].Start })
+		slices.SortStableFunc(sp, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) })
 	}
 }
 
@@ -286,7 +288,7 @@ func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64)
 		}
 		sortRegions(fl.spans)
 		for _, l := range fl.targets {
-			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+			slices.Sort(l)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package kprobe
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -75,12 +76,8 @@ func (r *Rules) add(sec string, start, end uint64, rule Rule, why string) {
 }
 
 func (r *Rules) sort() {
-	sort.SliceStable(r.regions, func(i, j int) bool {
-		a, b := r.regions[i], r.regions[j]
-		if a.Section != b.Section {
-			return a.Section < b.Section
-		}
-		return a.Start < b.Start
+	slices.SortStableFunc(r.regions, func(a, b Region) int {
+		return cmp.Or(cmp.Compare(a.Section, b.Section), cmp.Compare(a.Start, b.Start))
 	})
 }
 
@@ -606,12 +603,14 @@ func (r *Rules) relPatchSites(f *elf.File) error {
 }
 
 // ForELF reads f's symbol table and returns its rules (ELFRules on them).
+// The rules read the table where f holds it: f must stay open while they
+// are used.
 func ForELF(f *elfobj.File) (*Rules, error) {
 	a, err := arch.FromELF(f.Machine)
 	if err != nil {
 		return nil, err
 	}
-	es, err := ksym.ReadELFSymbols(f.File, MarkerNames())
+	es, err := ksym.ReadELFSymbolsFrom(f.File, f.Data, MarkerNames())
 	if err != nil {
 		return nil, fmt.Errorf("symbol table: %w", err)
 	}

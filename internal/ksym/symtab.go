@@ -211,6 +211,14 @@ type ELFSymbols struct {
 // ReadELFSymbols reads f's .symtab once: STT_FUNC symbols into a SymTab and
 // the first value of every symbol named in markers.
 func ReadELFSymbols(f *elf.File, markers map[string]bool) (*ELFSymbols, error) {
+	return ReadELFSymbolsFrom(f, (*elf.Section).Data, markers)
+}
+
+// ReadELFSymbolsFrom is ReadELFSymbols with the sections' bytes from data:
+// a mapped file's own, which the SymTab then reads as long as it is used,
+// instead of debug/elf's copy of the symbol and string tables (a vmlinux's
+// are 5 MB).
+func ReadELFSymbolsFrom(f *elf.File, data func(*elf.Section) ([]byte, error), markers map[string]bool) (*ELFSymbols, error) {
 	st := f.SectionByType(elf.SHT_SYMTAB)
 	if st == nil {
 		st = f.SectionByType(elf.SHT_DYNSYM)
@@ -224,11 +232,11 @@ func ReadELFSymbols(f *elf.File, markers map[string]bool) (*ELFSymbols, error) {
 	if int(st.Link) >= len(f.Sections) {
 		return nil, fmt.Errorf("%s: bad string table link %d", st.Name, st.Link)
 	}
-	data, err := st.Data()
+	syms, err := data(st)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", st.Name, err)
 	}
-	strtab, err := f.Sections[st.Link].Data()
+	strtab, err := data(f.Sections[st.Link])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Sections[st.Link].Name, err)
 	}
@@ -239,8 +247,8 @@ func ReadELFSymbols(f *elf.File, markers map[string]bool) (*ELFSymbols, error) {
 	out := &ELFSymbols{Funcs: t, Markers: map[string]uint64{}}
 	bo := f.ByteOrder
 	const symSize = 24
-	for off := symSize; off+symSize <= len(data); off += symSize {
-		e := data[off : off+symSize]
+	for off := symSize; off+symSize <= len(syms); off += symSize {
+		e := syms[off : off+symSize]
 		name := bo.Uint32(e[0:])
 		info := e[4]
 		shndx := bo.Uint16(e[6:])

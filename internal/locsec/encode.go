@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -384,7 +383,7 @@ func (e *encoder) collect(b *Builder, infos []*funcInfo) siteTable {
 func (e *encoder) addLocParams(keys []locKey) ([]btf.TypeID, error) {
 	own := map[locKey]btf.TypeID{}
 	sorted := append([]locKey(nil), keys...)
-	sort.Slice(sorted, func(a, b int) bool { return lessKey(sorted[a], sorted[b]) })
+	slices.SortFunc(sorted, cmpKey)
 	for _, k := range sorted {
 		if _, ok := own[k]; ok {
 			continue
@@ -423,7 +422,7 @@ func (e *encoder) addLocProtos(tuples [][]int, paramID []btf.TypeID) ([]btf.Type
 		protoIDs[i] = ids
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool { return lessIDs(protoIDs[order[a]], protoIDs[order[b]]) })
+	slices.SortFunc(order, func(a, b int) int { return cmpIDs(protoIDs[a], protoIDs[b]) })
 	out := make([]btf.TypeID, len(tuples))
 	for _, i := range order {
 		key := btfindex.IDsKey(protoIDs[i])
@@ -464,15 +463,8 @@ func (e *encoder) addLocSecs(b *Builder, entries []locEntry) error {
 	slices.SortFunc(secs, func(x, y uint32) int { return cmp.Compare(b.secs[x], b.secs[y]) })
 	for _, si := range secs {
 		sec, es := b.secs[si], bySec[si]
-		sort.Slice(es, func(a, b int) bool {
-			x, y := es[a], es[b]
-			if x.Func != y.Func {
-				return x.Func < y.Func
-			}
-			if x.Offset != y.Offset {
-				return x.Offset < y.Offset
-			}
-			return x.LocProto < y.LocProto
+		slices.SortFunc(es, func(x, y btf.LocEntry) int {
+			return cmp.Or(cmp.Compare(x.Func, y.Func), cmp.Compare(x.Offset, y.Offset), cmp.Compare(x.LocProto, y.LocProto))
 		})
 		out := es[:0]
 		for i, en := range es {
@@ -879,32 +871,17 @@ func canonKey(loc site.Location, typeSize uint32, addrBase uint64) (locKey, bool
 	return k, true
 }
 
-func lessKey(a, b locKey) bool {
-	if a.flags != b.flags {
-		return a.flags < b.flags
+func cmpKey(a, b locKey) int {
+	if c := cmp.Or(cmp.Compare(a.flags, b.flags), cmp.Compare(a.size, b.size), cmp.Compare(a.n, b.n)); c != 0 {
+		return c
 	}
-	if a.size != b.size {
-		return a.size < b.size
-	}
-	if a.n != b.n {
-		return a.n < b.n
-	}
-	for i := 0; i < a.n; i++ {
-		if a.v[i] != b.v[i] {
-			return a.v[i] < b.v[i]
-		}
-	}
-	return false
+	return slices.Compare(a.v[:a.n], b.v[:b.n])
 }
 
-func lessIDs(a, b []btf.TypeID) bool {
-	if len(a) != len(b) {
-		return len(a) < len(b)
+// cmpIDs orders id lists by length, then id by id.
+func cmpIDs(a, b []btf.TypeID) int {
+	if c := cmp.Compare(len(a), len(b)); c != 0 {
+		return c
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
+	return slices.Compare(a, b)
 }
