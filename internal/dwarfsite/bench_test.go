@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -43,15 +42,7 @@ func BenchmarkEntryReader(b *testing.B) {
 	if dir := os.Getenv("BTFI_KERNEL_DATA"); dir != "" {
 		path = filepath.Join(dir, "modules", "xfs.ko")
 	}
-	f, err := elfobj.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	x, err := Load(f)
-	if err != nil {
-		b.Fatal(err)
-	}
+	x := loadObject(b, path)
 	type reader interface {
 		Seek(dwarf.Offset)
 		Next() (*dwarf.Entry, error)

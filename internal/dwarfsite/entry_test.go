@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
-	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -19,15 +18,7 @@ import (
 // many entries the decoders themselves read.
 func checkDecoders(t *testing.T, path string) (fast int) {
 	t.Helper()
-	f, err := elfobj.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	x, err := Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := loadObject(t, path)
 	w := newWorker(x, &Options{})
 	info := x.o.debug[".debug_info"]
 	ref := &lazyReader{x: x}

@@ -2,6 +2,7 @@ package dwarfsite
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"encoding/binary"
 	"errors"
 	"path"
@@ -243,6 +244,19 @@ func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) (
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// readerFiles are the names of lr.Files, a nil entry as "".
+func readerFiles(lr *dwarf.LineReader) []string {
+	var fs []string
+	for _, f := range lr.Files() {
+		if f == nil {
+			fs = append(fs, "")
+		} else {
+			fs = append(fs, f.Name)
+		}
+	}
+	return fs
 }
 
 // unixPath: p is a path debug/dwarf joins as a Unix one (no drive letter,

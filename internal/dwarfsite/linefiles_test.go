@@ -10,7 +10,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -19,15 +18,7 @@ import (
 // how many it compared; every one must be read (no fall-back).
 func checkLineFiles(t *testing.T, path string) int {
 	t.Helper()
-	f, err := elfobj.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	x, err := Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := loadObject(t, path)
 	d, err := x.Data()
 	if err != nil {
 		t.Fatal(err)
@@ -48,14 +39,7 @@ func checkLineFiles(t *testing.T, path string) int {
 		if err != nil {
 			t.Fatalf("%s: unit %#x: %v", path, cu.Offset, err)
 		}
-		var want []string
-		for _, lf := range lr.Files() {
-			if lf == nil {
-				want = append(want, "")
-			} else {
-				want = append(want, lf.Name)
-			}
-		}
+		want := readerFiles(lr)
 		compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
 		got, err := lineFiles(x.o.debug[".debug_line"], x.o.debug[".debug_str"], x.o.debug[".debug_line_str"], x.o.order, off, compDir)
 		if err != nil || !slices.Equal(got, want) {
@@ -135,15 +119,7 @@ func lineOracle(t *testing.T, line []byte) ([]string, bool) {
 	if err != nil || lr == nil {
 		return nil, false
 	}
-	var out []string
-	for _, f := range lr.Files() {
-		if f == nil {
-			out = append(out, "")
-		} else {
-			out = append(out, f.Name)
-		}
-	}
-	return out, true
+	return readerFiles(lr), true
 }
 
 // lineHeader builds a line program header of version v from the bytes
@@ -253,15 +229,7 @@ func readLineSection(b []byte) ([]byte, error) {
 func TestOwnDecodersOnly(t *testing.T) {
 	for _, n := range []string{"sites-x86_64", "sites-x86_64-dwarf4", "sites-aarch64.o"} {
 		t.Run(n, func(t *testing.T) {
-			f, err := elfobj.Open(filepath.Join(fixtureDir, n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			x, err := Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := loadObject(t, filepath.Join(fixtureDir, n))
 			res, err := x.Sites(Options{ProbePoint: ProbeEntry})
 			if err != nil || len(res.Sites) == 0 {
 				t.Fatalf("%d sites, %v", len(res.Sites), err)

@@ -888,14 +888,7 @@ func (w *worker) fileTable(u *unitHdr) []string {
 	if err != nil || lr == nil {
 		return nil
 	}
-	for _, f := range lr.Files() {
-		if f == nil {
-			fs = append(fs, "")
-		} else {
-			fs = append(fs, f.Name)
-		}
-	}
-	return fs
+	return readerFiles(lr)
 }
 
 // funcAt resolves the function an inlined subroutine's abstract origin

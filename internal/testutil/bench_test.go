@@ -16,7 +16,10 @@ var benchCell = regexp.MustCompile(`^([0-9.]+) s \(([0-9.]+) s CPU\), ([0-9.]+) 
 // holds in the table (docs/figures/bench-kernel.md, one run's): against
 // pahole -J -j, encoding vmlinux takes less wall time, CPU and memory on
 // both kernels, both batches are faster, no module is slower, and
-// sites --dwarf --stats needs about half pahole's memory.
+// sites --dwarf --stats needs about a third of pahole's memory; and the
+// goals it says the run misses are missed as it says (2x on vmlinux, 1.3x
+// on every module with fuse.ko the one under it), so that a run that
+// meets one makes the words change.
 func TestBenchClaims(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(figuresDir(), "bench-kernel.md"))
 	if err != nil {
@@ -41,6 +44,9 @@ func TestBenchClaims(t *testing.T) {
 			if !wall || !cpu || !rss {
 				t.Errorf("vmlinux encode not below pahole in wall, CPU and memory: %s", l)
 			}
+			if v(theirs, 1) >= 2*v(ours, 1) {
+				t.Errorf("vmlinux encode meets the 2x goal the README says it misses: %s", l)
+			}
 		case strings.Contains(c[0], "one batch"):
 			batches++
 			if !wall {
@@ -48,13 +54,16 @@ func TestBenchClaims(t *testing.T) {
 			}
 		case strings.Contains(c[0], "sites --dwarf"):
 			dwarf++
-			if v(ours, 3) > 0.6*v(theirs, 3) {
-				t.Errorf("sites --dwarf --stats needs more than about half pahole's memory: %s", l)
+			if v(ours, 3) > 0.4*v(theirs, 3) {
+				t.Errorf("sites --dwarf --stats needs more than about a third of pahole's memory: %s", l)
 			}
 		case strings.Contains(c[0], ".ko"):
 			modules++
 			if v(ours, 1) > v(theirs, 1) {
 				t.Errorf("module slower than pahole: %s", l)
+			}
+			if under := v(theirs, 1) < 1.3*v(ours, 1); under != strings.Contains(c[0], " fuse.ko ") {
+				t.Errorf("the README names fuse.ko, and it alone, under 1.3x: %s", l)
 			}
 		}
 	}
