@@ -1,15 +1,14 @@
 package dwarfsite
 
 import (
-	"bytes"
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/btfinline/btfinline/internal/elfobj"
+	"github.com/btfinline/btfinline/internal/elfrel"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -116,50 +115,21 @@ func (o *object) layout() {
 // names each of a vmlinux's 119,000 symbols, a tenth of a second.
 func (o *object) loadFuncs() error {
 	f := o.f
-	st := f.SectionByType(elf.SHT_SYMTAB)
-	if st == nil {
-		return nil // as debug/elf's ErrNoSymbols
-	}
-	if int(st.Link) >= len(f.Sections) {
-		return fmt.Errorf("%s: bad string table link %d", st.Name, st.Link)
-	}
-	data, err := o.ef.Data(st)
-	if err != nil {
-		return err
-	}
-	strtab, err := o.ef.Data(f.Sections[st.Link])
-	if err != nil {
-		return err
-	}
-	size, bo := 24, f.ByteOrder
-	if f.Class == elf.ELFCLASS32 {
-		size = 16
-	}
-	if len(data)%size != 0 {
-		return fmt.Errorf("%s: length is not a multiple of the symbol size", st.Name)
+	syms, err := elfrel.ReadSymtab(f, o.ef.Data)
+	if err != nil || syms == nil {
+		return err // none: as debug/elf's ErrNoSymbols
 	}
 	// Entry 0 is the null symbol, which debug/elf leaves out too.
-	for off := size; off+size <= len(data); off += size {
-		e := data[off : off+size]
-		var nameOff uint32
-		var info byte
-		var shndx uint16
-		var value, sz uint64
-		if size == 24 {
-			nameOff, info, shndx = bo.Uint32(e), e[4], bo.Uint16(e[6:])
-			value, sz = bo.Uint64(e[8:]), bo.Uint64(e[16:])
-		} else {
-			nameOff, value, sz = bo.Uint32(e), uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
-			info, shndx = e[12], bo.Uint16(e[14:])
-		}
-		if elf.ST_TYPE(info) != elf.STT_FUNC || shndx == uint16(elf.SHN_UNDEF) || int(shndx) >= len(f.Sections) {
+	for i := 1; i < syms.Len(); i++ {
+		s := syms.At(i)
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Section == elf.SHN_UNDEF || int(s.Section) >= len(f.Sections) {
 			continue
 		}
-		addr := value
+		addr := s.Value
 		if o.rel {
-			addr += o.base[shndx]
+			addr += o.base[s.Section]
 		}
-		o.funcs = append(o.funcs, funcSym{addr: addr, size: sz, name: cString(strtab, nameOff), global: elf.ST_BIND(info) != elf.STB_LOCAL})
+		o.funcs = append(o.funcs, funcSym{addr: addr, size: s.Size, name: syms.Name(s), global: elf.ST_BIND(s.Info) != elf.STB_LOCAL})
 	}
 	o.sortFuncs()
 	return nil
@@ -258,17 +228,4 @@ func (o *object) sortFuncs() {
 		}
 		return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.name, b.name))
 	})
-}
-
-// cString is the NUL-terminated string at off in a string table ("" when
-// off is past its end or no NUL ends it, as debug/elf gives it).
-func cString(tab []byte, off uint32) string {
-	if int64(off) >= int64(len(tab)) {
-		return ""
-	}
-	i := bytes.IndexByte(tab[off:], 0)
-	if i < 0 {
-		return ""
-	}
-	return string(tab[off : int(off)+i])
 }

@@ -46,7 +46,7 @@ type EntryReader struct {
 
 // maxEntryReaderTables bounds the tables an EntryReader keeps; beyond it
 // it starts over.
-const maxEntryReaderTables = 8
+const maxEntryReaderTables = 2
 
 // EntryReader returns a new EntryReader of x.
 func (x *Object) EntryReader() *EntryReader {

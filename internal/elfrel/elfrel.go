@@ -9,12 +9,15 @@
 // (Options.SectionAddr), and symbol values and PC-relative results come out
 // relative to it.
 //
-// It imports debug/elf and internal/dwarfbuf (its error type).
+// It also reads symbol tables where they lie (Symtab), for the
+// relocations and for the readers that need a few entries of a large one.
+//
+// It imports debug/elf, the standard library and internal/dwarfbuf (its
+// error type).
 package elfrel
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
@@ -63,7 +66,7 @@ func Each(f *elf.File, target int, opt Options, fn func(rs *elf.Section, entry i
 	if read == nil {
 		read = func(s *elf.Section) ([]byte, error) { return s.Data() }
 	}
-	var syms []elf.Symbol
+	var syms *Symtab
 	loaded := false
 	bo := f.ByteOrder
 	for _, rs := range f.Sections {
@@ -75,7 +78,7 @@ func Each(f *elf.File, target int, opt Options, fn func(rs *elf.Section, entry i
 		}
 		if !loaded {
 			var err error
-			if syms, err = f.Symbols(); err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+			if syms, err = ReadSymtab(f, read); err != nil {
 				return err
 			}
 			loaded = true
@@ -91,10 +94,10 @@ func Each(f *elf.File, target int, opt Options, fn func(rs *elf.Section, entry i
 			info := bo.Uint64(rd[off+8:])
 			r := Reloc{Off: bo.Uint64(rd[off:]), Type: uint32(info), Section: -1, Value: bo.Uint64(rd[off+16:])}
 			if si := info >> 32; si > 0 {
-				if si > uint64(len(syms)) {
+				if syms == nil || si >= uint64(syms.Len()) {
 					return &Error{Section: rs.Name, Offset: int64(off), Msg: fmt.Sprintf("symbol index %d out of range", si)}
 				}
-				sym := syms[si-1] // debug/elf drops the null symbol
+				sym := syms.At(int(si))
 				r.Value += sym.Value
 				switch {
 				case sym.Section == elf.SHN_UNDEF:
