@@ -79,7 +79,7 @@ func lineFiles(line, str, lineStr []byte, order binary.ByteOrder, off int64, com
 	}
 	opBase := int(c.U8())
 	for i := 1; i < opBase; i++ {
-		if n := c.U8(); i < len(stdOpcodeLen) && int(n) != stdOpcodeLen[i] {
+		if n := c.U8(); i < len(stdOpcodeLen) && stdOpcodeLen[i] >= 0 && int(n) != stdOpcodeLen[i] {
 			return nil, errLineAsk
 		}
 	}
@@ -98,9 +98,10 @@ func lineFiles(line, str, lineStr []byte, order binary.ByteOrder, off int64, com
 }
 
 // stdOpcodeLen are the operand counts of the standard opcodes DWARF 2-5
-// define (DW_LNS_copy .. DW_LNS_set_isa), which debug/dwarf requires a
-// header to give as they are.
-var stdOpcodeLen = [...]int{0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1}
+// define (DW_LNS_copy .. DW_LNS_set_isa) that debug/dwarf requires a
+// header to give as they are; it does not check DW_LNS_set_column (5) and
+// DW_LNS_fixed_advance_pc (9), -1 here.
+var stdOpcodeLen = [...]int{0, 0, 1, 1, 1, -1, 0, 0, 0, -1, 0, 0, 1}
 
 // lineFilesV4 reads the include directories and file names of DWARF 2-4,
 // c at the first directory.

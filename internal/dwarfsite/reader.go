@@ -194,15 +194,16 @@ func parseUnits(info []byte, order binary.ByteOrder) ([]unitHdr, error) {
 
 // Object is the DWARF of an opened ELF file, loaded for reading its inline
 // sites: the debug sections (relocated for ET_REL), the unit headers and a
-// debug/dwarf view of them, which other readers of the same DWARF (the type
-// converter of package dedup) share instead of loading it again.
+// debug/dwarf view of them, made when first needed, which other readers of
+// the same DWARF (the type converter of package dedup) share instead of
+// loading it again.
 type Object struct {
 	o     *object
 	units []unitHdr
 	// The debug/dwarf view is made the first time a reader needs it:
 	// the own decoders read every entry of a gcc-built kernel, and
-	// dwarf.New parses every unit's abbreviations (a vmlinux's 2,800
-	// tables: 90 MB and a third of a second before the first unit).
+	// dwarf.New parses every unit's abbreviation table, the largest
+	// allocation of a vmlinux encode, before the first unit is read.
 	dOnce sync.Once
 	d     *dwarf.Data
 	dErr  error
