@@ -32,7 +32,7 @@ func checkDecoders(t *testing.T, path string) (fast int) {
 	for i := range x.units {
 		u := &x.units[i]
 		w.u = u
-		w.fastLook = !w.o.foreign && u.version >= 4 && (u.asize == 4 || u.asize == 8)
+		w.fastLook = x.ownDecoders(u)
 		if err := w.tab.parse(x.o.debug[".debug_abbrev"], u.abbrev, u); err != nil {
 			t.Fatal(err)
 		}

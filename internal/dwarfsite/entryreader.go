@@ -3,7 +3,6 @@ package dwarfsite
 import (
 	"bytes"
 	"debug/dwarf"
-	"sort"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
@@ -72,16 +71,11 @@ func (x *Object) EntryReaderOf(attrs ...dwarf.Attr) *EntryReader {
 func (r *EntryReader) Seek(off dwarf.Offset) {
 	r.hasLast, r.skipped, r.seekOff, r.children, r.sibling = false, false, off, false, 0
 	r.fast = false
-	us := r.x.units
-	i := sort.Search(len(us), func(i int) bool { return us[i].end > off })
-	if i < len(us) && !r.x.o.foreign && off >= us[i].dieOff {
-		u := &us[i]
-		if u.version >= 4 && (u.asize == 4 || u.asize == 8) && r.table(u) {
-			r.u, r.fast = u, true
-			r.c.Reset(0, r.x.o.debug[".debug_info"][:u.end])
-			r.c.Skip(uint64(off))
-			return
-		}
+	if u := r.x.unitOf(off); u != nil && off >= u.dieOff && r.x.ownDecoders(u) && r.table(u) {
+		r.u, r.fast = u, true
+		r.c.Reset(0, r.x.o.debug[".debug_info"][:u.end])
+		r.c.Skip(uint64(off))
+		return
 	}
 	r.lk.Seek(off)
 }

@@ -273,6 +273,23 @@ func (x *Object) Data() (*dwarf.Data, error) {
 	return x.d, x.dErr
 }
 
+// unitOf returns the unit holding off, nil if none does.
+func (x *Object) unitOf(off dwarf.Offset) *unitHdr {
+	us := x.units
+	i := sort.Search(len(us), func(i int) bool { return us[i].end > off })
+	if i < len(us) && us[i].off <= off {
+		return &us[i]
+	}
+	return nil
+}
+
+// ownDecoders says whether the own decoders read u's entries, or leave
+// them to debug/dwarf: DWARF 4 or later with 4- or 8-byte addresses, in an
+// object with no form debug/dwarf lacks (worker.unit says why).
+func (x *Object) ownDecoders(u *unitHdr) bool {
+	return !x.o.foreign && u.version >= 4 && (u.asize == 4 || u.asize == 8)
+}
+
 // lazyReader is a dwarf.Reader of x made on first use: most objects are
 // read by the own decoders alone, and the debug/dwarf view costs a parse
 // of every abbreviation table. When the view cannot be made, Next returns

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/btfinline/btfinline/internal/site"
 
@@ -24,13 +23,12 @@ const maxTypeDepth = 48
 // worker reads compilation units one at a time. It owns its readers and
 // caches; everything it shares (object, dwarf.Data, units) is read-only.
 type worker struct {
-	x     *Object
-	o     *object
-	units []unitHdr
-	opt   *Options
-	cu    *EntryReader // reads the units' own entries
-	r     *lazyReader  // debug/dwarf, for entries the own decoders leave
-	lk    *lazyReader  // the same, seeking to referenced entries
+	x   *Object
+	o   *object
+	opt *Options
+	cu  *EntryReader // reads the units' own entries
+	r   *lazyReader  // debug/dwarf, for entries the own decoders leave
+	lk  *lazyReader  // the same, seeking to referenced entries
 
 	funcs map[dwarf.Offset]*funcInfo
 	types map[dwarf.Offset]*typeInfo
@@ -132,7 +130,7 @@ type frame struct {
 
 func newWorker(x *Object, opt *Options) *worker {
 	w := &worker{
-		x: x, o: x.o, units: x.units, opt: opt,
+		x: x, o: x.o, opt: opt,
 		cu: x.EntryReader(), r: &lazyReader{x: x}, lk: &lazyReader{x: x},
 		lists:   chunk.Pool[locEntry]{Min: listChunkLen},
 		funcs:   make(map[dwarf.Offset]*funcInfo),
@@ -190,7 +188,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	// Older units spell pointer classes as constants, which debug/dwarf
 	// tells apart by attribute; objects with forms it cannot decode
 	// check every entry it reads (badform.go): both stay with it.
-	w.fastLook = !w.o.foreign && u.version >= 4 && (u.asize == 4 || u.asize == 8)
+	w.fastLook = w.x.ownDecoders(u)
 	w.look.c = dwarfbuf.Make(".debug_info", w.o.order, 0, nil)
 	w.fmt = exprFormat{AddrSize: u.asize, RefSize: 4, Order: w.o.order}
 	if u.is64 {
@@ -840,13 +838,7 @@ func (w *worker) addrx(idx uint64) (uint64, bool) {
 }
 
 // unitOf returns the unit holding off.
-func (w *worker) unitOf(off dwarf.Offset) *unitHdr {
-	i := sort.Search(len(w.units), func(i int) bool { return w.units[i].end > off })
-	if i < len(w.units) && w.units[i].off <= off {
-		return &w.units[i]
-	}
-	return nil
-}
+func (w *worker) unitOf(off dwarf.Offset) *unitHdr { return w.x.unitOf(off) }
 
 // fileName maps a DW_AT_decl_file / DW_AT_call_file index of unit u to a
 // path through the unit's line table header.
