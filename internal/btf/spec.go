@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -339,6 +340,10 @@ func (s *Spec) AddString(str string) uint32 {
 	s.idx.insert(s.strings, rel, s.strings[rel:len(s.strings)-1]) // FindString built s.idx
 	return s.strStart + rel
 }
+
+// Grow makes room for n more own types, for a caller that knows how many
+// it will Add.
+func (s *Spec) Grow(n int) { s.types = slices.Grow(s.types, n) }
 
 // Add appends t as an own type and returns its id. Data is copied. The
 // record's size must match its kind (for kinds this package does not know,

@@ -35,17 +35,22 @@ func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
 	offs = slices.Clone(offs)
 	slices.Sort(offs)
 	offs = slices.Compact(offs)
-	if offs[0] == 0 {
-		offs = offs[1:]
+	// What Absorb gave c already is not looked for again.
+	offs = slices.DeleteFunc(offs, func(off dwarf.Offset) bool {
+		_, ok := c.cache[off]
+		return ok || off == 0
+	})
+	if len(offs) == 0 {
+		return
 	}
 	if n := (len(offs) + prefetchChunk - 1) / prefetchChunk; workers > n {
 		workers = n
 	}
-	probes := make([]*Converter, workers)
+	probes := make([]*Probe, workers)
 	var next atomic.Int64
 	var g errgroup.Group
 	for i := range probes {
-		p := c.probeCopy()
+		p := c.NewProbe()
 		probes[i] = p
 		g.Go(func() error {
 			for {
@@ -53,18 +58,37 @@ func (c *Converter) Prefetch(offs []dwarf.Offset, workers int) {
 				if lo >= len(offs) {
 					return nil
 				}
-				for _, off := range offs[lo:min(lo+prefetchChunk, len(offs))] {
-					_, _ = p.convert(off, 0)
-				}
+				p.Convert(offs[lo:min(lo+prefetchChunk, len(offs))])
 			}
 		})
 	}
 	_ = g.Wait()
-	// The union of what the probes found; two that found the same offset
-	// found the same id. A type mapped to void counts once, as TypeID
-	// would count it.
+	c.Absorb(probes...)
+}
+
+// Probe converts DWARF types as Prefetch does, one call at a time, while
+// its Converter is not used: a reader that has just read a unit converts
+// the unit's types while its DIEs are in memory. Absorb hands what it
+// found to the Converter.
+type Probe struct{ c *Converter }
+
+// NewProbe returns a Probe on c's chain and DWARF, with caches of its own.
+func (c *Converter) NewProbe() *Probe { return &Probe{c.probeCopy()} }
+
+// Convert converts the types at offs that the chain holds in full.
+func (p *Probe) Convert(offs []dwarf.Offset) {
+	for _, off := range offs {
+		_, _ = p.c.convert(off, 0)
+	}
+}
+
+// Absorb keeps in c's cache what the probes found, where TypeID finds it;
+// the probes are not used after. Two that found the same offset found the
+// same id. A type mapped to void counts once, as TypeID would count it.
+func (c *Converter) Absorb(probes ...*Probe) {
 	voided := map[dwarf.Offset]bool{}
-	for _, p := range probes {
+	for _, pr := range probes {
+		p := pr.c
 		for off, id := range p.cache {
 			if _, ok := c.cache[off]; !ok {
 				c.cache[off] = id

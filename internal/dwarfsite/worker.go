@@ -48,6 +48,10 @@ type worker struct {
 	stats    Stats
 	warnings []string
 	buf      []site.Site // the sites of a unit, with Options.Sink
+	// paramBuf holds the parameter locations of a unit's sites, with
+	// Options.Sink (valid only during its call, like buf): reused from
+	// unit to unit instead of a slice per site.
+	paramBuf []site.Location
 	// flows caches what moveProbe decoded of functions (probe.go).
 	flows map[uint64]*fnFlow
 	// blockCandidates' results, reused from site to site: moveProbe
@@ -239,6 +243,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 		// The sink copies what it keeps: one buffer serves every unit.
 		sites = w.buf[:0]
 		defer func() { w.buf = sites[:0] }()
+		w.paramBuf = w.paramBuf[:0]
 	}
 	stack := []frame{{}}
 	for len(stack) > 0 && c.Left() > 0 {
@@ -514,6 +519,27 @@ func (w *worker) recycle(ps *pendingSite) {
 	w.spare = append(w.spare, ps)
 }
 
+// paramsOf returns room for ps's parameter locations: nil (a slice of
+// their own) unless the sites go to a Sink, else in paramBuf.
+func (w *worker) paramsOf(ps *pendingSite) []site.Location {
+	if w.opt.Sink == nil {
+		return nil
+	}
+	n := len(ps.fi.fn.Params)
+	if ps.fi.fn.Variadic {
+		n++
+	}
+	if cap(w.paramBuf)-len(w.paramBuf) < n {
+		// The full buffer stays with the sites that use it.
+		w.paramBuf = make([]site.Location, 0, max(paramBufLen, n))
+	}
+	l := len(w.paramBuf)
+	w.paramBuf = w.paramBuf[:l+n]
+	return w.paramBuf[l : l+n : l+n]
+}
+
+const paramBufLen = 4096
+
 // finish evaluates the parameters of a site and appends it.
 func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 	if ps.site == nil {
@@ -521,7 +547,7 @@ func (w *worker) finish(ps *pendingSite, sites []site.Site) []site.Site {
 	}
 	s := ps.site
 	var viewOnly int
-	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil, nil)
+	s.Params, viewOnly = w.locate(ps, point{pc: ps.addr, view: ps.view}, s.Caller != "" && s.CallerOff == 0, true, nil, w.paramsOf(ps))
 	entry := s.Params
 	if w.opt.ProbePoint == ProbeBlock {
 		viewOnly = w.moveProbe(ps, viewOnly)

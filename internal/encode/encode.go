@@ -11,6 +11,7 @@
 package encode
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/btfinline/btfinline/internal/atomicfile"
@@ -31,6 +33,7 @@ import (
 	"github.com/btfinline/btfinline/internal/elfwrite"
 	"github.com/btfinline/btfinline/internal/kprobe"
 	"github.com/btfinline/btfinline/internal/locsec"
+	"github.com/btfinline/btfinline/internal/site"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -42,8 +45,8 @@ type Result struct {
 	Base  *btf.Spec       // FILE's own .BTF (on its chain)
 	Spec  *btf.Spec       // the encoded inline BTF
 	// Timings are the open, the DWARF read (the base chain and the
-	// object's .BTF are loaded and indexed alongside), the encode and
-	// the total.
+	// object's .BTF are loaded and indexed alongside, and most
+	// prototypes' types converted), the encode and the total.
 	Timings [4]time.Duration
 	// KindBytes is the record bytes per kind in Data; the rest is
 	// strings (StrBytes) and the header and layout section.
@@ -156,6 +159,7 @@ func File(path string, o Options) (*Result, error) {
 	}
 	var own *btf.Spec
 	var index *btfindex.Index
+	loaded := make(chan struct{}) // closed when own and index are set
 	var loading errgroup.Group
 	loading.Go(func() (err error) {
 		if base == nil {
@@ -181,6 +185,7 @@ func File(path string, o Options) (*Result, error) {
 			base.index = btfindex.Chain(chain)
 		}
 		index = btfindex.New(own, base.index)
+		close(loaded)
 		return nil
 	})
 	if early != nil {
@@ -210,10 +215,26 @@ func File(path string, o Options) (*Result, error) {
 		err = rerr
 	}
 	var res *dwarfsite.Result
+	// The converter of the prototypes' types, on the object's .BTF.
+	var dst *btf.Spec
+	var conv *dedup.Converter
+	newConverter := func() {
+		dst = btf.NewSpec(own)
+		// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
+		// reader's own decoder, no Entry and Field slice are allocated
+		// each, and no debug/dwarf view is made unless an entry needs it.
+		conv = dedup.NewOn(nil, dst, index)
+		conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
+	}
+	types := &unitTypes{loaded: loaded, newConverter: func() *dedup.Converter { newConverter(); return conv }, workers: workers(o.Workers)}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
 	} else {
-		sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sites.Add, ProbePoint: o.ProbePoint}
+		sink := sites.Add
+		if types.workers > 1 {
+			sink = func(unit int, s []site.Site) { types.convert(sites.AddNew(unit, s)) }
+		}
+		sopt := dwarfsite.Options{Workers: o.Workers, ExcludeLanguages: o.ExcludeLanguages, Sink: sink, ProbePoint: o.ProbePoint}
 		if rules != nil {
 			sopt.Text = rules
 		}
@@ -228,12 +249,10 @@ func File(path string, o Options) (*Result, error) {
 	chain := base.spec
 	t2 := time.Now()
 
-	dst := btf.NewSpec(own)
-	// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
-	// reader's own decoder, no Entry and Field slice are allocated each,
-	// and no debug/dwarf view is made unless an entry needs it.
-	conv := dedup.NewOn(nil, dst, index)
-	conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
+	if conv == nil {
+		newConverter()
+	}
+	conv.Absorb(types.probes...)
 	ptr := uint32(8)
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
@@ -245,10 +264,15 @@ func File(path string, o Options) (*Result, error) {
 	if err := checkBaseMatch(path, conv, chain != nil); err != nil {
 		return nil, err
 	}
-	if errs := dst.Validate(); len(errs) > 0 {
+	// Both only read dst: the blob is made while it is validated.
+	var errs []error
+	var validating sync.WaitGroup
+	validating.Go(func() { errs = dst.Validate() })
+	data, err := dst.Marshal(btf.MarshalOptions{Layout: !own.ChainHasLayout()})
+	validating.Wait()
+	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s: encoded BTF fails validation (%d violations), first: %w", path, len(errs), errs[0])
 	}
-	data, err := dst.Marshal(btf.MarshalOptions{Layout: !own.ChainHasLayout()})
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +280,53 @@ func File(path string, o Options) (*Result, error) {
 	return &Result{Data: data, Stats: st, DWARF: res.Stats, Base: own, Spec: dst,
 		KindBytes: sizeByKind(dst), StrBytes: dst.StringsLen(),
 		Timings: [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t3.Sub(t0)}}, nil
+}
+
+// unitTypes converts, as each unit is read, the types of the functions
+// that the unit brings first, on the goroutine that read it: the unit's
+// type DIEs were just read, and the workers do it beside the DWARF read
+// instead of after it. It starts once the object's BTF is loaded; what it
+// misses (units read before, a lower unit's copy of a function met later)
+// the encoder's Prefetch converts after, and the ids are the same
+// whichever converts them (dedup.Converter.Prefetch).
+type unitTypes struct {
+	loaded       <-chan struct{}
+	newConverter func() *dedup.Converter
+	workers      int
+
+	once   sync.Once
+	probes []*dedup.Probe
+	free   chan *dedup.Probe
+}
+
+func (u *unitTypes) convert(fs []*site.Func) {
+	if len(fs) == 0 {
+		return
+	}
+	select {
+	case <-u.loaded:
+	default:
+		return
+	}
+	u.once.Do(func() {
+		conv := u.newConverter()
+		u.free = make(chan *dedup.Probe, u.workers)
+		for range u.workers {
+			p := conv.NewProbe()
+			u.probes = append(u.probes, p)
+			u.free <- p
+		}
+	})
+	var offs []dwarf.Offset
+	for _, f := range fs {
+		offs = append(offs, dwarf.Offset(f.RetTypeOff))
+		for _, p := range f.Params {
+			offs = append(offs, dwarf.Offset(p.TypeOff))
+		}
+	}
+	p := <-u.free
+	p.Convert(offs)
+	u.free <- p
 }
 
 // checkBaseMatch: kernel BTF is produced by pahole from the same DWARF, so
@@ -350,7 +421,7 @@ func (r *Result) WriteSummary(w io.Writer, timings bool) {
 	}
 	if timings {
 		r.WriteBytes(w)
-		fmt.Fprintf(w, "time: open %v, DWARF sites (BTF loaded alongside) %v, encode %v, total %v\n",
+		fmt.Fprintf(w, "time: open %v, DWARF sites (BTF loaded and types converted alongside) %v, encode %v, total %v\n",
 			r.Timings[0].Round(time.Millisecond), r.Timings[1].Round(time.Millisecond),
 			r.Timings[2].Round(time.Millisecond), r.Timings[3].Round(time.Millisecond))
 	}

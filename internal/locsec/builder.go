@@ -14,7 +14,6 @@ package locsec
 import (
 	"cmp"
 	"encoding/binary"
-	"iter"
 	"sync"
 
 	"github.com/btfinline/btfinline/internal/site"
@@ -34,11 +33,26 @@ type Builder struct {
 	funcIdx map[string]uint32
 	secs    []string
 	secIdx  map[string]uint32
-	locs    []loc    // the tuples' locations, one after another
-	tupleAt []uint32 // tuple id -> start in locs; one more at the end
-	tuples  map[string]uint32
-	keyBuf  []byte
+	// The tuples' locations, one after another in chunks that do not
+	// move as they fill (a tuple never spans two).
+	locs   [][]loc
+	tupleR []tupleRef // by tuple id
+	tuples map[string]uint32
 }
+
+// tupleRef is where a tuple's locations are: locs[chunk][start:start+n].
+type tupleRef struct{ chunk, start, n uint32 }
+
+const locChunk = 1 << 14
+
+// addScratch is what Add computes of a unit before it takes the lock.
+type addScratch struct {
+	keys   []byte   // the tuples' keys, one after another
+	keyEnd []uint32 // by site: end of its key in keys
+	fkeys  map[*site.Func]string
+}
+
+var scratchPool = sync.Pool{New: func() any { return &addScratch{fkeys: map[*site.Func]string{}} }}
 
 type compactSite struct {
 	off   uint64
@@ -85,7 +99,7 @@ func (l loc) location() site.Location {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{funcIdx: map[string]uint32{}, secIdx: map[string]uint32{}, tuples: map[string]uint32{}, tupleAt: []uint32{0}}
+	return &Builder{funcIdx: map[string]uint32{}, secIdx: map[string]uint32{}, tuples: map[string]uint32{}}
 }
 
 // Add adds the sites of one compilation unit, unit being its index in the
@@ -94,7 +108,29 @@ func NewBuilder() *Builder {
 // the lowest unit, and in it of the first site: what a reader that
 // interns in unit order keeps (dwarfsite), whatever order Adds come in.
 // The sites are not kept.
-func (b *Builder) Add(unit int, sites []site.Site) {
+func (b *Builder) Add(unit int, sites []site.Site) { b.AddNew(unit, sites) }
+
+// AddNew is Add, and returns the functions that this call added first:
+// those whose prototypes' types Encode converts, unless a lower unit's
+// copy of one comes later.
+func (b *Builder) AddNew(unit int, sites []site.Site) (first []*site.Func) {
+	// The keys are spelled before the lock is taken: several readers
+	// call Add at once, and only the interning must be one at a time.
+	sc := scratchPool.Get().(*addScratch)
+	defer scratchPool.Put(sc)
+	sc.keys, sc.keyEnd = sc.keys[:0], sc.keyEnd[:0]
+	clear(sc.fkeys)
+	for i := range sites {
+		s := &sites[i]
+		if s.Func != nil {
+			if _, ok := sc.fkeys[s.Func]; !ok {
+				sc.fkeys[s.Func] = s.Func.Key()
+			}
+		}
+		sc.keys = appendTupleKey(sc.keys, s.Params)
+		sc.keyEnd = append(sc.keyEnd, uint32(len(sc.keys)))
+	}
+
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	byPtr := map[*site.Func]uint32{}
@@ -110,8 +146,12 @@ func (b *Builder) Add(unit int, sites []site.Site) {
 		}
 		fn, ok := byPtr[s.Func]
 		if !ok {
-			fn = b.intern(s.Func, unit, i)
+			var isNew bool
+			fn, isNew = b.intern(s.Func, sc.fkeys[s.Func], unit, i)
 			byPtr[s.Func] = fn
+			if isNew {
+				first = append(first, s.Func)
+			}
 		}
 		e := b.funcs[fn]
 		if p := (place{s.Section, s.SectionOff}); !e.used || lessPlace(p, e.first) {
@@ -127,9 +167,14 @@ func (b *Builder) Add(unit int, sites []site.Site) {
 		if n := len(b.sites); n == 0 || len(b.sites[n-1]) == cap(b.sites[n-1]) {
 			b.sites = append(b.sites, make([]compactSite, 0, siteChunk))
 		}
+		start := uint32(0)
+		if i > 0 {
+			start = sc.keyEnd[i-1]
+		}
 		last := &b.sites[len(b.sites)-1]
-		*last = append(*last, compactSite{off: s.SectionOff, fn: fn, sec: sec, tuple: b.tuple(s.Params)})
+		*last = append(*last, compactSite{off: s.SectionOff, fn: fn, sec: sec, tuple: b.tuple(s.Params, sc.keys[start:sc.keyEnd[i]])})
 	}
+	return first
 }
 
 func lessPlace(a, b place) bool {
@@ -139,70 +184,64 @@ func lessPlace(a, b place) bool {
 	return a.off < b.off
 }
 
-func (b *Builder) intern(f *site.Func, unit, seq int) uint32 {
-	k := f.Key()
+// intern returns the id of the function f stands for (k is f.Key()), and
+// whether it is new.
+func (b *Builder) intern(f *site.Func, k string, unit, seq int) (uint32, bool) {
 	id, ok := b.funcIdx[k]
 	if !ok {
 		id = uint32(len(b.funcs))
 		b.funcIdx[k] = id
 		b.funcs = append(b.funcs, &funcEntry{fn: f, unit: unit, seq: seq})
-		return id
+		return id, true
 	}
 	if e := b.funcs[id]; unit < e.unit || unit == e.unit && seq < e.seq {
 		e.fn, e.unit, e.seq = f, unit, seq
 	}
-	return id
+	return id, false
 }
 
-// tuple interns the encodable part of a site's parameter locations.
-func (b *Builder) tuple(params []site.Location) uint32 {
-	b.keyBuf = b.keyBuf[:0]
+// appendTupleKey appends the key of the encodable part of a site's
+// parameter locations, which tuple interns them by.
+func appendTupleKey(b []byte, params []site.Location) []byte {
 	for i := range params {
 		l := toLoc(&params[i])
 		sg := byte(0)
 		if l.signed {
 			sg = 1
 		}
-		b.keyBuf = append(b.keyBuf, byte(l.kind), l.size, sg)
-		b.keyBuf = binary.LittleEndian.AppendUint32(b.keyBuf, l.reg)
-		b.keyBuf = binary.LittleEndian.AppendUint32(b.keyBuf, l.reg2)
-		b.keyBuf = binary.LittleEndian.AppendUint64(b.keyBuf, uint64(l.offset))
-		b.keyBuf = binary.LittleEndian.AppendUint64(b.keyBuf, l.value)
+		b = append(b, byte(l.kind), l.size, sg)
+		b = binary.LittleEndian.AppendUint32(b, l.reg)
+		b = binary.LittleEndian.AppendUint32(b, l.reg2)
+		b = binary.LittleEndian.AppendUint64(b, uint64(l.offset))
+		b = binary.LittleEndian.AppendUint64(b, l.value)
 	}
-	if id, ok := b.tuples[string(b.keyBuf)]; ok {
+	return b
+}
+
+// tuple interns the encodable part of a site's parameter locations, whose
+// key is key.
+func (b *Builder) tuple(params []site.Location, key []byte) uint32 {
+	if id, ok := b.tuples[string(key)]; ok {
 		return id
 	}
-	id := uint32(len(b.tupleAt) - 1)
-	b.tuples[string(b.keyBuf)] = id
-	for i := range params {
-		b.locs = append(b.locs, toLoc(&params[i]))
+	id := uint32(len(b.tupleR))
+	b.tuples[string(key)] = id
+	n := len(b.locs)
+	if n == 0 || cap(b.locs[n-1])-len(b.locs[n-1]) < len(params) {
+		b.locs = append(b.locs, make([]loc, 0, max(locChunk, len(params))))
+		n++
 	}
-	b.tupleAt = append(b.tupleAt, uint32(len(b.locs)))
+	c := &b.locs[n-1]
+	b.tupleR = append(b.tupleR, tupleRef{chunk: uint32(n - 1), start: uint32(len(*c)), n: uint32(len(params))})
+	for i := range params {
+		*c = append(*c, toLoc(&params[i]))
+	}
 	return id
 }
 
 const siteChunk = 1 << 14
 
-// all yields the sites added.
-func (b *Builder) all() iter.Seq[*compactSite] {
-	return func(yield func(*compactSite) bool) {
-		for _, c := range b.sites {
-			for i := range c {
-				if !yield(&c[i]) {
-					return
-				}
-			}
-		}
-	}
+func (b *Builder) tupleLocs(id uint32) []loc {
+	r := b.tupleR[id]
+	return b.locs[r.chunk][r.start : r.start+r.n]
 }
-
-// count is the number of sites with a function.
-func (b *Builder) count() int {
-	n := 0
-	for _, c := range b.sites {
-		n += len(c)
-	}
-	return n
-}
-
-func (b *Builder) tupleLocs(id uint32) []loc { return b.locs[b.tupleAt[id]:b.tupleAt[id+1]] }

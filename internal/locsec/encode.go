@@ -7,9 +7,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/btfinline/btfinline/internal/site"
 
@@ -211,22 +216,43 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 	if err != nil {
 		return e.st, err
 	}
-	if err := b.checkOffsets(infos); err != nil {
+	shards := e.collect(b, infos)
+	if err := b.checkOffsets(shards); err != nil {
 		return e.st, err
 	}
-	t := e.collect(b, infos)
-	paramID, err := e.addLocParams(t.paramKeys)
+	keys, tuples := mergeShards(shards)
+	paramID, err := e.addLocParams(keys)
 	if err != nil {
 		return e.st, err
 	}
-	protoID, err := e.addLocProtos(t.protoParams, paramID)
+	protoID, err := e.addLocProtos(tuples, paramID)
 	if err != nil {
 		return e.st, err
 	}
-	for i := range t.entries {
-		t.entries[i].LocProto = protoID[t.siteProto[i]]
+	return e.st, e.addLocSecs(b, shards, protoID)
+}
+
+// each runs f(0) to f(n-1) on up to Options.Workers goroutines: the
+// phases after the types are converted split their work by site and by
+// function, and put it together in an order that does not depend on the
+// split.
+func (e *encoder) each(n int, f func(i int)) {
+	if w := min(e.opts.Workers, n); w > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range w {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+					f(i)
+				}
+			})
+		}
+		wg.Wait()
+		return
 	}
-	return e.st, e.addLocSecs(b, t.entries)
+	for i := range n {
+		f(i)
+	}
 }
 
 // prototypes is the first phase: the prototypes' types, in the order of
@@ -250,25 +276,35 @@ func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
 		}
 		return site.Compare(&site.Site{Func: fx.fn}, &site.Site{Func: fy.fn})
 	})
+	// Names are checked once per function; the check reads every
+	// function's strings, scattered over the heap.
+	badName := make([]error, len(b.funcs))
+	e.each(len(b.funcs), func(i int) { badName[i] = checkNames(b.funcs[i].fn) })
 	if p, ok := e.types.(Prefetcher); ok && e.opts.Workers > 1 {
 		var offs []dwarf.Offset
 		for _, id := range order {
-			f := b.funcs[id].fn
-			if checkNames(f) != nil {
+			if badName[id] != nil {
 				continue
 			}
+			f := b.funcs[id].fn
 			offs = append(offs, dwarf.Offset(f.RetTypeOff))
 			for _, p := range f.Params {
 				offs = append(offs, dwarf.Offset(p.TypeOff))
 			}
 		}
+		var r0, r1 syscall.Rusage
+		syscall.Getrusage(0, &r0)
+		T := time.Now()
 		p.Prefetch(offs, e.opts.Workers)
+		syscall.Getrusage(0, &r1)
+		if os.Getenv("BTFI_PH") != "" {
+			fmt.Fprintf(os.Stderr, "prefetch %v minflt %d cpu %v offs %d\n", time.Since(T), r1.Minflt-r0.Minflt, time.Duration(r1.Utime.Nano()+r1.Stime.Nano()-r0.Utime.Nano()-r0.Stime.Nano()), len(offs))
+		}
 	}
 	var funcs []uint32
 	ptypes := make([]*protoTypes, len(b.funcs))
 	for _, id := range order {
-		f := b.funcs[id].fn
-		pt, err := e.protoTypes(f)
+		pt, err := e.protoTypes(b.funcs[id].fn, badName[id])
 		if err != nil {
 			// One function whose types do not convert costs its sites,
 			// never the whole object.
@@ -293,12 +329,19 @@ func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
 }
 
 // addFuncs is the second phase: a FUNC_PROTO and a FUNC per distinct
-// function, by function (nil: skipped).
+// function, by function (nil: skipped). What each function needs is
+// looked up in parallel (planFunc), then added in order.
 func (e *encoder) addFuncs(b *Builder, funcs []uint32, ptypes []*protoTypes) ([]*funcInfo, error) {
-	infos := make([]*funcInfo, len(b.funcs))
-	for _, id := range funcs {
+	e.dst.Grow(2 * len(funcs))
+	plans := make([]funcPlan, len(funcs))
+	e.each(len(funcs), func(i int) {
+		id := funcs[i]
 		pt := ptypes[id]
-		fi, err := e.addFunc(b.funcs[id].fn, pt.ret, pt.params)
+		e.planFunc(&plans[i], b.funcs[id].fn, pt.ret, pt.params)
+	})
+	infos := make([]*funcInfo, len(b.funcs))
+	for i, id := range funcs {
+		fi, err := e.addFunc(b.funcs[id].fn, &plans[i])
 		if err != nil {
 			return nil, err
 		}
@@ -307,80 +350,156 @@ func (e *encoder) addFuncs(b *Builder, funcs []uint32, ptypes []*protoTypes) ([]
 	return infos, nil
 }
 
-// locEntry is a LOCSEC entry of the section b.secs[sec].
-type locEntry struct {
-	sec uint32
-	btf.LocEntry
-}
-
-// siteTable is what the third phase collects: one entry per site, the
-// distinct locations and location tuples the sites use, each by first
-// use.
-type siteTable struct {
-	entries     []locEntry
-	siteProto   []int32  // by entry: index into protoParams
+// shard is one part of the sites, collected on its own (third phase):
+// its LOCSEC entries by section, and the distinct locations and location
+// tuples its sites use, each by first use. Until addLocSecs, an entry's
+// LocProto is the index of its tuple in protoParams.
+type shard struct {
+	chunks      [][]compactSite
+	bySec       [][]btf.LocEntry
 	paramKeys   []locKey // distinct locations
 	protoParams [][]int  // distinct tuples: indexes into paramKeys, -1 unavailable
+	unavailable int
+	unencodable int
+	bad         *compactSite // first site whose offset does not fit (lessSite)
+
+	protoMap []int32 // tuple index -> index in mergeShards' tuples
 }
 
-// collect is the third phase: every encoded site's entry (LocProto not
-// yet set), with its parameters' locations interned.
-func (e *encoder) collect(b *Builder, infos []*funcInfo) siteTable {
-	n := b.count()
-	t := siteTable{entries: make([]locEntry, 0, n), siteProto: make([]int32, 0, n)}
+// collect is the third phase: every encoded site's entry, with its
+// parameters' locations interned, in one shard per worker.
+func (e *encoder) collect(b *Builder, infos []*funcInfo) []*shard {
+	n := max(1, min(e.opts.Workers, len(b.sites)))
+	shards := make([]*shard, n)
+	for i := range shards {
+		shards[i] = &shard{chunks: b.sites[i*len(b.sites)/n : (i+1)*len(b.sites)/n]}
+	}
+	e.each(n, func(i int) { e.collectShard(b, shards[i], infos) })
+	for _, s := range shards {
+		e.st.Unavailable += s.unavailable
+		e.st.Unencodable += s.unencodable
+	}
+	return shards
+}
+
+func (e *encoder) collectShard(b *Builder, s *shard, infos []*funcInfo) {
+	count := make([]int, len(b.secs))
+	for _, c := range s.chunks {
+		for i := range c {
+			if infos[c[i].fn] != nil {
+				count[c[i].sec]++
+			}
+		}
+	}
+	s.bySec = make([][]btf.LocEntry, len(b.secs))
+	for i, n := range count {
+		if n > 0 {
+			s.bySec[i] = make([]btf.LocEntry, 0, n)
+		}
+	}
 	protoIdx := map[string]int{}
 	paramIdx := map[locKey]int{}
 	var refs []int
 	var keyBuf []byte
-	for s := range b.all() {
-		fi := infos[s.fn]
-		if fi == nil {
-			continue // skipped
-		}
-		params := b.tupleLocs(s.tuple)
-		refs = refs[:0] // index into paramKeys, -1 unavailable
-		for j := 0; j < fi.nparam; j++ {
-			refs = append(refs, -1)
-			if j >= len(params) {
-				e.st.Unavailable++
-				continue
+	for _, c := range s.chunks {
+		for i := range c {
+			cs := &c[i]
+			fi := infos[cs.fn]
+			if fi == nil {
+				continue // skipped
 			}
-			var tsize uint32
-			if j < len(fi.psizes) {
-				tsize = fi.psizes[j]
+			if cs.off > math.MaxUint32 && (s.bad == nil || b.lessSite(cs, s.bad)) {
+				s.bad = cs
 			}
-			k, ok := e.locKey(params[j].location(), tsize)
-			if !ok {
-				e.st.Unavailable++
-				continue
+			params := b.tupleLocs(cs.tuple)
+			refs = refs[:0] // index into paramKeys, -1 unavailable
+			for j := 0; j < fi.nparam; j++ {
+				refs = append(refs, -1)
+				if j >= len(params) || params[j].kind == site.LocUnavailable {
+					s.unavailable++
+					continue
+				}
+				var tsize uint32
+				if j < len(fi.psizes) {
+					tsize = fi.psizes[j]
+				}
+				k, ok := canonKey(params[j].location(), tsize, e.opts.AddrBase)
+				if !ok {
+					s.unencodable++
+					s.unavailable++
+					continue
+				}
+				pi, seen := paramIdx[k]
+				if !seen {
+					pi = len(s.paramKeys)
+					paramIdx[k] = pi
+					s.paramKeys = append(s.paramKeys, k)
+				}
+				refs[j] = pi
 			}
-			pi, seen := paramIdx[k]
+			keyBuf = appendRefs(keyBuf[:0], refs)
+			pi, seen := protoIdx[string(keyBuf)]
 			if !seen {
-				pi = len(t.paramKeys)
-				paramIdx[k] = pi
-				t.paramKeys = append(t.paramKeys, k)
+				pi = len(s.protoParams)
+				protoIdx[string(keyBuf)] = pi
+				s.protoParams = append(s.protoParams, append([]int(nil), refs...))
 			}
-			refs[j] = pi
+			s.bySec[cs.sec] = append(s.bySec[cs.sec], btf.LocEntry{Func: fi.id, Offset: uint32(cs.off), LocProto: btf.TypeID(pi)})
 		}
-		keyBuf = keyBuf[:0]
-		for _, r := range refs {
-			keyBuf = binary.LittleEndian.AppendUint32(keyBuf, uint32(int32(r)))
-		}
-		pi, seen := protoIdx[string(keyBuf)]
-		if !seen {
-			pi = len(t.protoParams)
-			protoIdx[string(keyBuf)] = pi
-			t.protoParams = append(t.protoParams, append([]int(nil), refs...))
-		}
-		t.siteProto = append(t.siteProto, int32(pi))
-		t.entries = append(t.entries, locEntry{sec: s.sec, LocEntry: btf.LocEntry{Func: fi.id, Offset: uint32(s.off)}})
 	}
-	return t
+}
+
+func appendRefs(b []byte, refs []int) []byte {
+	for _, r := range refs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(r)))
+	}
+	return b
+}
+
+// mergeShards puts the shards' locations and tuples together: the
+// distinct locations, and the distinct tuples as indexes into them. The
+// shards' tuples are rewritten in place, and each shard learns where its
+// tuples went (protoMap). The order is the shards' order, which the
+// later phases sort away.
+func mergeShards(shards []*shard) (keys []locKey, tuples [][]int) {
+	paramIdx := map[locKey]int{}
+	protoIdx := map[string]int{}
+	var keyBuf []byte
+	for _, s := range shards {
+		paramMap := make([]int, len(s.paramKeys))
+		for i, k := range s.paramKeys {
+			g, ok := paramIdx[k]
+			if !ok {
+				g = len(keys)
+				paramIdx[k] = g
+				keys = append(keys, k)
+			}
+			paramMap[i] = g
+		}
+		s.protoMap = make([]int32, len(s.protoParams))
+		for i, refs := range s.protoParams {
+			for j, r := range refs {
+				if r >= 0 {
+					refs[j] = paramMap[r]
+				}
+			}
+			keyBuf = appendRefs(keyBuf[:0], refs)
+			g, ok := protoIdx[string(keyBuf)]
+			if !ok {
+				g = len(tuples)
+				protoIdx[string(keyBuf)] = g
+				tuples = append(tuples, refs)
+			}
+			s.protoMap[i] = int32(g)
+		}
+	}
+	return keys, tuples
 }
 
 // addLocParams adds the LOC_PARAMs in a canonical order, reusing the base
 // chain's, and returns the id of each of keys.
 func (e *encoder) addLocParams(keys []locKey) ([]btf.TypeID, error) {
+	e.dst.Grow(len(keys))
 	own := map[locKey]btf.TypeID{}
 	sorted := append([]locKey(nil), keys...)
 	slices.SortFunc(sorted, cmpKey)
@@ -407,73 +526,101 @@ func (e *encoder) addLocParams(keys []locKey) ([]btf.TypeID, error) {
 }
 
 // addLocProtos adds the LOC_PROTOs likewise, ordered by their LOC_PARAM
-// ids, and returns the id of each tuple.
+// ids, and returns the id of each tuple. Each tuple's ids, key and copy in
+// the base chain are found in parallel.
 func (e *encoder) addLocProtos(tuples [][]int, paramID []btf.TypeID) ([]btf.TypeID, error) {
-	own := map[string]btf.TypeID{}
-	protoIDs := make([][]btf.TypeID, len(tuples))
-	order := make([]int, len(tuples))
-	for i, refs := range tuples {
+	type plan struct {
+		ids  []btf.TypeID
+		key  string
+		base btf.TypeID
+	}
+	plans := make([]plan, len(tuples))
+	e.each(len(tuples), func(i int) {
+		refs := tuples[i]
 		ids := make([]btf.TypeID, len(refs))
 		for j, r := range refs {
 			if r >= 0 {
 				ids[j] = paramID[r]
 			}
 		}
-		protoIDs[i] = ids
+		key := btfindex.IDsKey(ids)
+		base, _ := e.baseLProto(key)
+		plans[i] = plan{ids, key, base}
+	})
+	order := make([]int, len(tuples))
+	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpIDs(protoIDs[a], protoIDs[b]) })
+	slices.SortFunc(order, func(a, b int) int { return cmpIDs(plans[a].ids, plans[b].ids) })
+	e.dst.Grow(len(tuples))
+	own := map[string]btf.TypeID{}
 	out := make([]btf.TypeID, len(tuples))
 	for _, i := range order {
-		key := btfindex.IDsKey(protoIDs[i])
-		if id, ok := own[key]; ok {
+		p := &plans[i]
+		if id, ok := own[p.key]; ok {
 			out[i] = id
 			continue
 		}
-		if id, ok := e.baseLProto(key); ok {
-			out[i] = id
-			own[key] = id
+		if p.base != 0 {
+			out[i] = p.base
+			own[p.key] = p.base
 			continue
 		}
-		id, err := e.dst.Add(btf.NewLocProto(protoIDs[i]))
+		id, err := e.dst.Add(btf.NewLocProto(p.ids))
 		if err != nil {
 			return nil, err
 		}
 		e.st.LocProtos++
 		out[i] = id
-		own[key] = id
+		own[p.key] = id
 	}
 	return out, nil
 }
 
 // addLocSecs adds one LOCSEC per section, in section name order, its
-// entries sorted and duplicates dropped.
-func (e *encoder) addLocSecs(b *Builder, entries []locEntry) error {
-	bySec := make([][]btf.LocEntry, len(b.secs))
-	for _, en := range entries {
-		bySec[en.sec] = append(bySec[en.sec], en.LocEntry)
+// entries sorted and duplicates dropped: each shard's entries get their
+// LOC_PROTO and are sorted in parallel, then merged section by section.
+func (e *encoder) addLocSecs(b *Builder, shards []*shard, protoID []btf.TypeID) error {
+	type part struct {
+		s   *shard
+		sec int
 	}
-	entries = nil
+	var parts []part
+	for _, s := range shards {
+		for sec, es := range s.bySec {
+			if len(es) > 0 {
+				parts = append(parts, part{s, sec})
+			}
+		}
+	}
+	e.each(len(parts), func(i int) {
+		s := parts[i].s
+		es := s.bySec[parts[i].sec]
+		for j := range es {
+			es[j].LocProto = protoID[s.protoMap[es[j].LocProto]]
+		}
+		slices.SortFunc(es, cmpEntry)
+	})
 	secs := make([]uint32, 0, len(b.secs))
 	for i := range b.secs {
-		if len(bySec[i]) > 0 {
-			secs = append(secs, uint32(i))
-		}
+		secs = append(secs, uint32(i))
 	}
 	slices.SortFunc(secs, func(x, y uint32) int { return cmp.Compare(b.secs[x], b.secs[y]) })
+	var lists [][]btf.LocEntry
 	for _, si := range secs {
-		sec, es := b.secs[si], bySec[si]
-		slices.SortFunc(es, func(x, y btf.LocEntry) int {
-			return cmp.Or(cmp.Compare(x.Func, y.Func), cmp.Compare(x.Offset, y.Offset), cmp.Compare(x.LocProto, y.LocProto))
-		})
-		out := es[:0]
-		for i, en := range es {
-			if i > 0 && en == es[i-1] {
-				e.st.Duplicates++
-				continue
+		lists = lists[:0]
+		for _, s := range shards {
+			if len(s.bySec[si]) > 0 {
+				lists = append(lists, s.bySec[si])
 			}
-			out = append(out, en)
+			s.bySec[si] = nil
 		}
+		if len(lists) == 0 {
+			continue
+		}
+		out, dups := mergeEntries(lists)
+		e.st.Duplicates += dups
+		sec := b.secs[si]
 		if len(out) > btf.MaxVlen {
 			return fmt.Errorf("locsec: section %s has %d sites, more than a LOCSEC can hold", sec, len(out))
 		}
@@ -486,16 +633,64 @@ func (e *encoder) addLocSecs(b *Builder, entries []locEntry) error {
 	return nil
 }
 
-// checkOffsets reports the first site (in section, offset and function
-// order) whose offset does not fit a LOCSEC entry, among those encoded.
-func (b *Builder) checkOffsets(infos []*funcInfo) error {
-	var bad *compactSite
-	for s := range b.all() {
-		if s.off <= math.MaxUint32 || infos[s.fn] == nil {
+// cmpEntry orders LOCSEC entries by function, offset and LOC_PROTO.
+func cmpEntry(x, y btf.LocEntry) int {
+	if x.Func != y.Func {
+		return cmp.Compare(x.Func, y.Func)
+	}
+	if x.Offset != y.Offset {
+		return cmp.Compare(x.Offset, y.Offset)
+	}
+	return cmp.Compare(x.LocProto, y.LocProto)
+}
+
+// mergeEntries merges sorted lists into one, dropping duplicates (and
+// counting them). A single list is deduplicated in place.
+func mergeEntries(lists [][]btf.LocEntry) (out []btf.LocEntry, dups int) {
+	if len(lists) == 1 {
+		es := lists[0]
+		out = es[:0]
+		for i, en := range es {
+			if i > 0 && en == es[i-1] {
+				dups++
+				continue
+			}
+			out = append(out, en)
+		}
+		return out, dups
+	}
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out = make([]btf.LocEntry, 0, n)
+	for {
+		best := -1
+		for i, l := range lists {
+			if len(l) > 0 && (best < 0 || cmpEntry(l[0], lists[best][0]) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out, dups
+		}
+		en := lists[best][0]
+		lists[best] = lists[best][1:]
+		if len(out) > 0 && out[len(out)-1] == en {
+			dups++
 			continue
 		}
-		if bad == nil || b.lessSite(s, bad) {
-			bad = s
+		out = append(out, en)
+	}
+}
+
+// checkOffsets reports the first site (in section, offset and function
+// order) whose offset does not fit a LOCSEC entry, among those encoded.
+func (b *Builder) checkOffsets(shards []*shard) error {
+	var bad *compactSite
+	for _, s := range shards {
+		if s.bad != nil && (bad == nil || b.lessSite(s.bad, bad)) {
+			bad = s.bad
 		}
 	}
 	if bad != nil {
@@ -535,9 +730,10 @@ func checkNames(f *site.Func) error {
 	return nil
 }
 
-func (e *encoder) protoTypes(f *site.Func) (*protoTypes, error) {
-	if err := checkNames(f); err != nil {
-		return nil, err
+// protoTypes converts f's types; badName is checkNames(f).
+func (e *encoder) protoTypes(f *site.Func, badName error) (*protoTypes, error) {
+	if badName != nil {
+		return nil, badName
 	}
 	pt := &protoTypes{}
 	var err error
@@ -598,10 +794,10 @@ func (e *encoder) baseLProto(k string) (btf.TypeID, bool) {
 	return 0, false
 }
 
-// baseFuncs returns the FUNCs of the base chain named name, ascending.
-func (e *encoder) baseFuncs(name string) []btf.TypeID {
-	off, ok := e.dst.FindString(name)
-	if !ok {
+// baseFuncs returns the FUNCs of the base chain whose name is at the
+// canonical offset off (0: a name the chain lacks), ascending.
+func (e *encoder) baseFuncs(off uint32) []btf.TypeID {
+	if off == 0 {
 		return nil
 	}
 	var out []btf.TypeID
@@ -634,7 +830,23 @@ func (e *encoder) baseProto(c protoContent) (btf.TypeID, bool) {
 	return 0, false
 }
 
-func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*funcInfo, error) {
+// funcPlan is what addFunc needs of a function that reading alone gives:
+// its keys, its parameters' sizes, and the FUNC or FUNC_PROTO of the base
+// chain it can reuse. The base chain and the types Encode found in dst
+// do not change while the plans are made, so they are made in parallel.
+type funcPlan struct {
+	names      []string
+	nameOffs   []uint32 // of names in the chain as Encode found it; 0: not there
+	fnameOff   uint32   // likewise of the function's name
+	ret        btf.TypeID
+	pkey, fkey string
+	fi         funcInfo // all but id
+	baseFunc   btf.TypeID
+	baseProto  btf.TypeID
+}
+
+// planFunc fills in p, the plan of f.
+func (e *encoder) planFunc(p *funcPlan, f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) {
 	names := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		names[i] = p.Name
@@ -658,78 +870,103 @@ func (e *encoder) addFunc(f *site.Func, ret btf.TypeID, ptypes []btf.TypeID) (*f
 	if f.Variadic {
 		n++
 	}
-	fi := &funcInfo{nparam: n, ptypes: ptypes, psizes: make([]uint32, len(ptypes))}
+	*p = funcPlan{names: names, ret: ret, pkey: pkey, fkey: f.Name + "\x00" + pkey,
+		fi: funcInfo{nparam: n, ptypes: ptypes, psizes: make([]uint32, len(ptypes))}}
 	for i, t := range ptypes {
-		fi.psizes[i] = e.typeSize(t)
-	}
-
-	fkey := f.Name + "\x00" + pkey
-	if id, ok := e.ownFunc[fkey]; ok {
-		fi.id = id
-		return fi, nil
+		p.fi.psizes[i] = e.typeSize(t)
 	}
 	// The prototype as the base chain would hold it: names by their
-	// canonical offsets; a name the chain lacks matches nothing there.
-	inBase := true
+	// canonical offsets; a name the chain lacks matches nothing there
+	// (nor does one added while Encode runs: no type of the chain as it
+	// was uses it).
+	p.fnameOff, _ = e.dst.FindString(f.Name)
+	p.nameOffs = make([]uint32, len(names))
 	content := protoContent{ret: ret, pairs: make([]uint32, 0, 2*n)}
+	inBase := true
 	for i := range names {
 		off, ok := e.dst.FindString(names[i])
 		inBase = inBase && ok
+		p.nameOffs[i] = off
 		content.pairs = append(content.pairs, uint32(ptypes[i]), off)
+	}
+	if !inBase {
+		return
 	}
 	if f.Variadic {
 		content.pairs = append(content.pairs, 0, 0)
 	}
 	// A FUNC of the base chain with this name and prototype: the function
 	// also exists out of line (or another object inlined it already).
-	if inBase {
-		for _, id := range e.baseFuncs(f.Name) {
-			t, err := e.dst.TypeByID(id)
-			if err != nil {
-				continue
-			}
-			pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
-			if err != nil || pt.Kind() != btf.KindFuncProto {
-				continue
-			}
-			if content.matches(e.dst, pt) {
-				e.st.FuncsReused++
-				e.ownFunc[fkey] = id
-				fi.id = id
-				return fi, nil
-			}
+	for _, id := range e.baseFuncs(p.fnameOff) {
+		t, err := e.dst.TypeByID(id)
+		if err != nil {
+			continue
+		}
+		pt, err := e.dst.TypeByID(btf.TypeID(t.SizeType))
+		if err != nil || pt.Kind() != btf.KindFuncProto {
+			continue
+		}
+		if content.matches(e.dst, pt) {
+			p.baseFunc = id
+			return
 		}
 	}
-	proto, ok := e.ownProto[pkey]
-	if !ok && inBase {
-		proto, ok = e.baseProto(content)
+	p.baseProto, _ = e.baseProto(content)
+}
+
+// addFunc adds f's FUNC and FUNC_PROTO as its plan says, unless an
+// earlier function of the same key added or found them.
+func (e *encoder) addFunc(f *site.Func, p *funcPlan) (*funcInfo, error) {
+	fi := p.fi
+	if id, ok := e.ownFunc[p.fkey]; ok {
+		fi.id = id
+		return &fi, nil
+	}
+	if p.baseFunc != 0 {
+		e.st.FuncsReused++
+		e.ownFunc[p.fkey] = p.baseFunc
+		fi.id = p.baseFunc
+		return &fi, nil
+	}
+	proto, ok := e.ownProto[p.pkey]
+	if !ok && p.baseProto != 0 {
+		proto, ok = p.baseProto, true
 	}
 	if !ok {
-		params := make([]btf.Param, 0, n)
-		for i := range names {
-			params = append(params, btf.Param{NameOff: e.dst.AddString(names[i]), Type: ptypes[i]})
+		params := make([]btf.Param, 0, fi.nparam)
+		for i := range p.names {
+			params = append(params, btf.Param{NameOff: e.addString(p.names[i], p.nameOffs[i]), Type: fi.ptypes[i]})
 		}
 		if f.Variadic {
 			params = append(params, btf.Param{})
 		}
 		var err error
-		if proto, err = e.dst.Add(btf.NewFuncProto(ret, params)); err != nil {
+		if proto, err = e.dst.Add(btf.NewFuncProto(p.ret, params)); err != nil {
 			return nil, err
 		}
 		e.st.FuncProtos++
-		e.ownProto[pkey] = proto
+		e.ownProto[p.pkey] = proto
 	}
 	if f.Name == "" {
 		return nil, fmt.Errorf("locsec: inlined function without a name")
 	}
-	id, err := e.dst.Add(btf.NewFunc(e.dst.AddString(f.Name), proto, 0))
+	id, err := e.dst.Add(btf.NewFunc(e.addString(f.Name, p.fnameOff), proto, 0))
 	if err != nil {
 		return nil, err
 	}
 	e.st.Funcs++
-	e.ownFunc[fkey] = id
+	e.ownFunc[p.fkey] = id
 	fi.id = id
-	return fi, nil
+	return &fi, nil
+}
+
+// addString is dst.AddString(str), given the offset at which the chain
+// held str when Encode started (0: nowhere): the chain's copy wins.
+func (e *encoder) addString(str string, off uint32) uint32 {
+	if off != 0 {
+		return off
+	}
+	return e.dst.AddString(str)
 }
 
 func (e *encoder) typeSize(id btf.TypeID) uint32 {
@@ -779,17 +1016,6 @@ func Canonical(loc site.Location, typeSize uint32) (site.Location, bool) {
 		return site.Location{}, false
 	}
 	return out, true
-}
-
-func (e *encoder) locKey(loc site.Location, typeSize uint32) (locKey, bool) {
-	if loc.Kind == site.LocUnavailable {
-		return locKey{}, false
-	}
-	k, ok := canonKey(loc, typeSize, e.opts.AddrBase)
-	if !ok {
-		e.st.Unencodable++
-	}
-	return k, ok
 }
 
 func canonKey(loc site.Location, typeSize uint32, addrBase uint64) (locKey, bool) {
