@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"fmt"
 	"testing"
 
@@ -22,10 +23,10 @@ func TestPrefetch(t *testing.T) {
 		{"rust.elf", "rust.elf"},
 	} {
 		t.Run(tc.obj+"-on-"+tc.base, func(t *testing.T) {
-			run := func(workers int) (string, []byte) {
+			run := func(prep func(c *Converter, offs []dwarf.Offset)) (string, []byte) {
 				o, dst, c := convertOn(t, tc.obj, tc.base)
 				offs, _ := typeDIEs(t, o.DWARF)
-				c.Prefetch(offs, workers)
+				prep(c, offs)
 				var log bytes.Buffer
 				for _, off := range offs {
 					id, err := c.TypeID(off)
@@ -41,16 +42,31 @@ func TestPrefetch(t *testing.T) {
 				}
 				return log.String(), raw
 			}
-			wantLog, wantRaw := run(1)
-			for _, w := range []int{2, 5} {
-				gotLog, gotRaw := run(w)
+			wantLog, wantRaw := run(func(c *Converter, offs []dwarf.Offset) { c.Prefetch(offs, 1) })
+			check := func(what string, prep func(c *Converter, offs []dwarf.Offset)) {
+				gotLog, gotRaw := run(prep)
 				if gotLog != wantLog {
-					t.Errorf("Prefetch with %d workers changed the conversion:\n%s\nwithout:\n%s", w, gotLog, wantLog)
+					t.Errorf("%s changed the conversion:\n%s\nwithout:\n%s", what, gotLog, wantLog)
 				}
 				if !bytes.Equal(gotRaw, wantRaw) {
-					t.Errorf("Prefetch with %d workers changed the bytes", w)
+					t.Errorf("%s changed the bytes", what)
 				}
 			}
+			for _, w := range []int{2, 5} {
+				check(fmt.Sprintf("Prefetch with %d workers", w), func(c *Converter, offs []dwarf.Offset) { c.Prefetch(offs, w) })
+			}
+			// The encoder's way: probes convert pieces in no set order
+			// (the last piece first, the probes taking turns), a third
+			// of the types is left to Prefetch, the rest to TypeID.
+			check("probes, Absorb and Prefetch", func(c *Converter, offs []dwarf.Offset) {
+				probes := []*Probe{c.NewProbe(), c.NewProbe(), c.NewProbe()}
+				n := len(offs) * 2 / 3
+				for i, k := (n-1)/7*7, 0; i >= 0; i, k = i-7, k+1 {
+					probes[k%len(probes)].Convert(offs[i:min(i+7, n)])
+				}
+				c.Absorb(probes...)
+				c.Prefetch(offs[:len(offs)-len(offs)/6], 2)
+			})
 		})
 	}
 }

@@ -241,6 +241,29 @@ func (b *Builder) tuple(params []site.Location, key []byte) uint32 {
 
 const siteChunk = 1 << 14
 
+// count is the number of sites with a function.
+func (b *Builder) count() int {
+	n := 0
+	for _, c := range b.sites {
+		n += len(c)
+	}
+	return n
+}
+
+// span returns the sites lo to hi-1 (in the order added), as pieces of
+// the chunks that hold them.
+func (b *Builder) span(lo, hi int) [][]compactSite {
+	var out [][]compactSite
+	for _, c := range b.sites {
+		if lo < len(c) && hi > 0 {
+			out = append(out, c[max(lo, 0):min(hi, len(c))])
+		}
+		lo -= len(c)
+		hi -= len(c)
+	}
+	return out
+}
+
 func (b *Builder) tupleLocs(id uint32) []loc {
 	r := b.tupleR[id]
 	return b.locs[r.chunk][r.start : r.start+r.n]

@@ -369,10 +369,11 @@ type shard struct {
 // collect is the third phase: every encoded site's entry, with its
 // parameters' locations interned, in one shard per worker.
 func (e *encoder) collect(b *Builder, infos []*funcInfo) []*shard {
-	n := max(1, min(e.opts.Workers, len(b.sites)))
+	total := b.count()
+	n := max(1, min(e.opts.Workers, total))
 	shards := make([]*shard, n)
 	for i := range shards {
-		shards[i] = &shard{chunks: b.sites[i*len(b.sites)/n : (i+1)*len(b.sites)/n]}
+		shards[i] = &shard{chunks: b.span(i*total/n, (i+1)*total/n)}
 	}
 	e.each(n, func(i int) { e.collectShard(b, shards[i], infos) })
 	for _, s := range shards {
