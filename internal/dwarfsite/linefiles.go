@@ -35,6 +35,35 @@ var (
 // line, as debug/dwarf's LineReader.Files gives them (nil entries as ""),
 // with compDir the unit's DW_AT_comp_dir.
 func lineFiles(line, str, lineStr []byte, order binary.ByteOrder, off int64, compDir string) ([]string, error) {
+	refs, err := lineFileRefs(line, str, lineStr, order, off, compDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(refs))
+	for i := range refs {
+		out[i] = refs[i].path()
+	}
+	return out, nil
+}
+
+// fileRef is an entry of a file table before its path is spelled: a
+// unit's table names a hundred headers or more, of which its entries use
+// a few.
+type fileRef struct {
+	dir  string
+	name []byte // in the section
+	join bool   // the path is dir joined with name, else name
+}
+
+func (f *fileRef) path() string {
+	if f.join {
+		return joinPath(f.dir, string(f.name))
+	}
+	return string(f.name)
+}
+
+// lineFileRefs is lineFiles with the paths left unspelled.
+func lineFileRefs(line, str, lineStr []byte, order binary.ByteOrder, off int64, compDir string) ([]fileRef, error) {
 	if off < 0 || off > int64(len(line)) || !unixPath(compDir) {
 		return nil, errLineAsk
 	}
@@ -90,9 +119,13 @@ func lineFiles(line, str, lineStr []byte, order binary.ByteOrder, off int64, com
 		return lineFilesV4(&c, compDir)
 	}
 	strs := [2][]byte{str, lineStr}
-	dirs, err := lineEntries(&c, dwarf64, strs, nil)
+	drefs, err := lineEntries(&c, dwarf64, strs, nil)
 	if err != nil {
 		return nil, err
+	}
+	dirs := make([]string, len(drefs))
+	for i := range drefs {
+		dirs[i] = drefs[i].path()
 	}
 	return lineEntries(&c, dwarf64, strs, dirs)
 }
@@ -105,7 +138,7 @@ var stdOpcodeLen = [...]int{0, 0, 1, 1, 1, -1, 0, 0, 0, -1, 0, 0, 1}
 
 // lineFilesV4 reads the include directories and file names of DWARF 2-4,
 // c at the first directory.
-func lineFilesV4(c *dwarfbuf.Buf, compDir string) ([]string, error) {
+func lineFilesV4(c *dwarfbuf.Buf, compDir string) ([]fileRef, error) {
 	dirs := []string{compDir}
 	for {
 		d := c.CString()
@@ -124,7 +157,7 @@ func lineFilesV4(c *dwarfbuf.Buf, compDir string) ([]string, error) {
 		}
 		dirs = append(dirs, dir)
 	}
-	files := []string{""} // file numbers start at 1
+	files := []fileRef{{}} // file numbers start at 1
 	for {
 		n := c.CString()
 		if c.Err() != nil {
@@ -133,27 +166,27 @@ func lineFilesV4(c *dwarfbuf.Buf, compDir string) ([]string, error) {
 		if len(n) == 0 {
 			return files, nil
 		}
-		name := string(n)
+		f := fileRef{name: n}
 		di := c.Uleb()
-		if !unixPath(name) {
+		if !unixPath(n) {
 			return nil, errLineAsk
 		}
-		if !absPath(name) {
+		if !absPath(n) {
 			if di >= uint64(len(dirs)) {
 				return nil, errLineAsk
 			}
-			name = joinPath(dirs[di], name)
+			f.dir, f.join = dirs[di], true
 		}
 		c.Uleb() // modification time
 		c.Uleb() // length
-		files = append(files, name)
+		files = append(files, f)
 	}
 }
 
 // lineEntries reads a DWARF 5 directory or file name table (its entry
 // format, count and entries) at c: the paths, each joined to its entry in
 // dirs when it names one. strs are .debug_str and .debug_line_str.
-func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) ([]string, error) {
+func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) ([]fileRef, error) {
 	type lnctForm struct{ lnct, form uint64 }
 	nf := int(c.U8())
 	formats := make([]lnctForm, 0, min(nf, c.Left()))
@@ -170,15 +203,16 @@ func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) (
 	if n > uint64(c.Left()) {
 		return nil, errLineCount
 	}
-	out := make([]string, 0, n)
+	out := make([]fileRef, 0, n)
 	for range n {
-		var p, dir string
+		var p, s []byte
+		var dir string
 		for _, f := range formats {
-			var s string
+			s = nil
 			var v uint64
 			switch f.form {
 			case formString:
-				s = string(c.CString())
+				s = c.CString()
 			case formStrp, formLineStrp:
 				var so uint64
 				if dwarf64 {
@@ -197,7 +231,7 @@ func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) (
 				if i < 0 {
 					return nil, errLineAsk
 				}
-				s = string(sec[so : so+uint64(i)])
+				s = sec[so : so+uint64(i)]
 			case formStrpSup:
 				if dwarf64 {
 					c.U64()
@@ -239,10 +273,7 @@ func lineEntries(c *dwarfbuf.Buf, dwarf64 bool, strs [2][]byte, dirs []string) (
 		if c.Err() != nil || !unixPath(p) {
 			return nil, errLineAsk
 		}
-		if dir != "" && p != "" {
-			p = joinPath(dir, p)
-		}
-		out = append(out, p)
+		out = append(out, fileRef{dir: dir, name: p, join: dir != "" && len(p) > 0})
 	}
 	return out, nil
 }
@@ -262,7 +293,7 @@ func readerFiles(lr *dwarf.LineReader) []string {
 
 // unixPath: p is a path debug/dwarf joins as a Unix one (no drive letter,
 // no UNC prefix).
-func unixPath(p string) bool {
+func unixPath[S ~string | ~[]byte](p S) bool {
 	if len(p) >= 2 && p[1] == ':' {
 		if c := p[0]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
 			return false
@@ -272,7 +303,7 @@ func unixPath(p string) bool {
 }
 
 // absPath is debug/dwarf's test of a Unix path for being absolute.
-func absPath(p string) bool { return len(p) > 0 && (p[0] == '/' || p[0] == '\\') }
+func absPath[S ~string | ~[]byte](p S) bool { return len(p) > 0 && (p[0] == '/' || p[0] == '\\') }
 
 // joinPath is debug/dwarf's join of a Unix directory and a name.
 func joinPath(dir, name string) string {

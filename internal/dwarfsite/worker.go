@@ -32,7 +32,7 @@ type worker struct {
 
 	funcs map[dwarf.Offset]*funcInfo
 	types map[dwarf.Offset]*typeInfo
-	files map[dwarf.Offset][]string // file tables by unit offset
+	files map[dwarf.Offset]*unitFiles // file tables by unit offset
 	// abbrevs caches abbreviation tables by offset, for abbrevAt.
 	abbrevs map[uint64]*abbrevTable
 
@@ -139,7 +139,7 @@ func newWorker(x *Object, opt *Options) *worker {
 		lists:   chunk.Pool[locEntry]{Min: listChunkLen},
 		funcs:   make(map[dwarf.Offset]*funcInfo),
 		types:   make(map[dwarf.Offset]*typeInfo),
-		files:   make(map[dwarf.Offset][]string),
+		files:   make(map[dwarf.Offset]*unitFiles),
 		abbrevs: make(map[uint64]*abbrevTable),
 	}
 	w.addrxFn = w.addrx
@@ -871,18 +871,29 @@ func (w *worker) unitOf(off dwarf.Offset) *unitHdr { return w.x.unitOf(off) }
 func (w *worker) fileName(u *unitHdr, idx int64) string {
 	fs, ok := w.files[u.off]
 	if !ok {
-		fs = w.fileTable(u)
+		fs = &unitFiles{refs: w.fileTable(u)}
+		fs.paths = make([]string, len(fs.refs))
 		w.files[u.off] = fs
 	}
-	if idx < 0 || idx >= int64(len(fs)) {
+	if idx < 0 || idx >= int64(len(fs.refs)) {
 		return ""
 	}
-	return fs[idx]
+	if fs.paths[idx] == "" {
+		fs.paths[idx] = fs.refs[idx].path()
+	}
+	return fs.paths[idx]
+}
+
+// unitFiles is a unit's file table, each path spelled when first asked
+// for ("" until then: an empty path is spelled again, at no cost).
+type unitFiles struct {
+	refs  []fileRef
+	paths []string
 }
 
 // fileTable is the file table of u's line program, as debug/dwarf's
 // LineReader gives it (nil if there is none).
-func (w *worker) fileTable(u *unitHdr) []string {
+func (w *worker) fileTable(u *unitHdr) []fileRef {
 	line := w.o.debug[".debug_line"]
 	cu, err := w.unitEntry(u)
 	if err != nil || cu == nil || line == nil {
@@ -893,7 +904,7 @@ func (w *worker) fileTable(u *unitHdr) []string {
 		return nil
 	}
 	compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
-	fs, err := lineFiles(line, w.o.debug[".debug_str"], w.o.debug[".debug_line_str"], w.o.order, off, compDir)
+	fs, err := lineFileRefs(line, w.o.debug[".debug_str"], w.o.debug[".debug_line_str"], w.o.order, off, compDir)
 	if err != errLineAsk {
 		return fs
 	}
@@ -906,7 +917,12 @@ func (w *worker) fileTable(u *unitHdr) []string {
 	if err != nil || lr == nil {
 		return nil
 	}
-	return readerFiles(lr)
+	names := readerFiles(lr)
+	refs := make([]fileRef, len(names))
+	for i, n := range names {
+		refs[i].name = []byte(n)
+	}
+	return refs
 }
 
 // funcAt resolves the function an inlined subroutine's abstract origin
