@@ -64,6 +64,7 @@ type Converter struct {
 	// load's children: read into kidScratch, then kept in kidChunk, from
 	// which the DIEs' child slices are cut (one allocation for many).
 	kidScratch, kidChunk []child
+	dieSlab              []die // newDIE
 	eqMemo               map[pair]bool
 	pending              []btf.Type // ids first .. first+len-1, added by Commit
 	first                btf.TypeID

@@ -68,7 +68,8 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 	if e == nil || e.Offset != off {
 		return nil, &Error{off, "no DIE at this offset"}
 	}
-	d := &die{off: off, tag: e.Tag, size: -1}
+	d := c.newDIE()
+	*d = die{off: off, tag: e.Tag, size: -1}
 	d.name, _ = e.Val(dwarf.AttrName).(string)
 	if v, ok := intVal(e.Val(dwarf.AttrByteSize)); ok {
 		d.size = v
@@ -119,6 +120,18 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 	c.dies[off] = d
 	return d, nil
 }
+
+// newDIE returns room for a die, cut from a slab: a vmlinux's types are
+// a million DIEs, each read once per converter.
+func (c *Converter) newDIE() *die {
+	if len(c.dieSlab) == cap(c.dieSlab) {
+		c.dieSlab = make([]die, 0, dieSlabLen)
+	}
+	c.dieSlab = c.dieSlab[:len(c.dieSlab)+1]
+	return &c.dieSlab[len(c.dieSlab)-1]
+}
+
+const dieSlabLen = 256
 
 // memberBits returns a member's bit offset from the start of its struct and
 // its bitfield width, from DW_AT_data_bit_offset (DWARF 4+) or the older

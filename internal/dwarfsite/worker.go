@@ -86,10 +86,12 @@ type worker struct {
 }
 
 type funcInfo struct {
-	fn       *site.Func
-	paramIdx map[dwarf.Offset]int // abstract parameter entry -> index
-	sizes    []int64              // byte size of each parameter's type
-	signed   []bool
+	fn *site.Func
+	// paramOffs are the abstract parameter entries, by index: a
+	// function has a few, and a scan beats a map per function.
+	paramOffs []dwarf.Offset
+	sizes     []int64 // byte size of each parameter's type
+	signed    []bool
 }
 
 type typeInfo struct {
@@ -612,7 +614,7 @@ func (w *worker) locate(ps *pendingSite, pt point, atEntry, warn bool, exprs [][
 
 // paramIndex is the parameter of fi that pe describes, -1 if none.
 func paramIndex(fi *funcInfo, pe *paramEntry) int {
-	if i, ok := fi.paramIdx[pe.origin]; ok {
+	if i := slices.Index(fi.paramOffs, pe.origin); i >= 0 {
 		return i
 	}
 	if pe.name != "" {
@@ -986,7 +988,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	if fn.Name == "" {
 		return nil, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "inlined function has no name"}
 	}
-	fi := &funcInfo{fn: fn, paramIdx: make(map[dwarf.Offset]int)}
+	fi := &funcInfo{fn: fn}
 	var typeOffs []dwarf.Offset
 	if hasParams {
 		w.look.Seek(paramsAt)
@@ -1005,7 +1007,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 				p.Name, _ = e.name.str()
 				to, _ := e.typ.offset()
 				p.TypeOff = uint64(to)
-				fi.paramIdx[e.off] = len(fn.Params)
+				fi.paramOffs = append(fi.paramOffs, e.off)
 				fn.Params = append(fn.Params, p)
 				typeOffs = append(typeOffs, to)
 			case dwarf.TagUnspecifiedParameters:
