@@ -533,7 +533,7 @@ func (w *worker) paramsOf(ps *pendingSite) []site.Location {
 	}
 	if cap(w.paramBuf)-len(w.paramBuf) < n {
 		// The full buffer stays with the sites that use it.
-		w.paramBuf = make([]site.Location, 0, max(paramBufLen, n))
+		w.paramBuf = make([]site.Location, 0, max(min(2*cap(w.paramBuf), paramBufLen), 64, n))
 	}
 	l := len(w.paramBuf)
 	w.paramBuf = w.paramBuf[:l+n]

@@ -165,7 +165,7 @@ func (b *Builder) AddNew(unit int, sites []site.Site) (first []*site.Func) {
 			b.secIdx[s.Section] = sec
 		}
 		if n := len(b.sites); n == 0 || len(b.sites[n-1]) == cap(b.sites[n-1]) {
-			b.sites = append(b.sites, make([]compactSite, 0, siteChunk))
+			b.sites = append(b.sites, make([]compactSite, 0, nextChunk(b.sites, siteChunk)))
 		}
 		start := uint32(0)
 		if i > 0 {
@@ -228,7 +228,7 @@ func (b *Builder) tuple(params []site.Location, key []byte) uint32 {
 	b.tuples[string(key)] = id
 	n := len(b.locs)
 	if n == 0 || cap(b.locs[n-1])-len(b.locs[n-1]) < len(params) {
-		b.locs = append(b.locs, make([]loc, 0, max(locChunk, len(params))))
+		b.locs = append(b.locs, make([]loc, 0, max(nextChunk(b.locs, locChunk), len(params))))
 		n++
 	}
 	c := &b.locs[n-1]
@@ -240,6 +240,16 @@ func (b *Builder) tuple(params []site.Location, key []byte) uint32 {
 }
 
 const siteChunk = 1 << 14
+
+// nextChunk is the size of the chunk after chunks: twice the last, from
+// 256 up to most; a module's sites fill a chunk or two, a vmlinux's
+// many.
+func nextChunk[T any](chunks [][]T, most int) int {
+	if len(chunks) == 0 {
+		return min(256, most)
+	}
+	return min(2*cap(chunks[len(chunks)-1]), most)
+}
 
 // count is the number of sites with a function.
 func (b *Builder) count() int {
