@@ -7,14 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"time"
 
 	"github.com/btfinline/btfinline/internal/site"
 
@@ -292,14 +289,7 @@ func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
 				offs = append(offs, dwarf.Offset(p.TypeOff))
 			}
 		}
-		var r0, r1 syscall.Rusage
-		syscall.Getrusage(0, &r0)
-		T := time.Now()
 		p.Prefetch(offs, e.opts.Workers)
-		syscall.Getrusage(0, &r1)
-		if os.Getenv("BTFI_PH") != "" {
-			fmt.Fprintf(os.Stderr, "prefetch %v minflt %d cpu %v offs %d\n", time.Since(T), r1.Minflt-r0.Minflt, time.Duration(r1.Utime.Nano()+r1.Stime.Nano()-r0.Utime.Nano()-r0.Stime.Nano()), len(offs))
-		}
 	}
 	var funcs []uint32
 	ptypes := make([]*protoTypes, len(b.funcs))
