@@ -9,34 +9,45 @@ import (
 	"testing"
 )
 
-// benchUnder13 is the one module of the table under 1.3x (of 6.1), as the
-// README names it.
-const benchUnder13 = "virtio_net.ko"
-
 // benchCell is "WALL s (CPU s CPU), RSS MiB" of a bench-kernel row.
 var benchCell = regexp.MustCompile(`^([0-9.]+) s \(([0-9.]+) s CPU\), ([0-9.]+) MiB`)
+
+// benchKernel names the kernel of an encode row by its title: "encode
+// (6.12) xfs.ko" is 6.12's, "encode xfs.ko" 6.1's.
+func benchKernel(title string) string {
+	if strings.Contains(title, "(6.12)") {
+		return "6.12"
+	}
+	return "6.1"
+}
+
+// benchList spells names as the README does: "a", "a and b", "a, b and c".
+func benchList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
 
 // TestBenchClaims: what the README says under the bench-kernel table
 // holds in the table (docs/figures/bench-kernel.md, one run's): against
 // pahole -J -j, encoding vmlinux takes less wall time, CPU and memory on
 // both kernels, both batches are faster, no module is slower, and
 // sites --dwarf --stats needs about a third of pahole's memory; and the
-// goals it says the run misses are missed as it says (2x on vmlinux, 1.3x
-// on every module with benchUnder13 the one under it), so that a run that
-// meets one makes the words change.
+// README names exactly the rows that miss issue 26's goals of 2x on
+// vmlinux and 1.3x on every module, so that a run that meets or misses
+// one more makes the words change.
 func TestBenchClaims(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(figuresDir(), "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if named := "(6.1's " + benchUnder13 + " is just under it)"; !strings.Contains(string(readme), named) {
-		t.Errorf("README.md does not name %s as the module under 1.3x (%q)", benchUnder13, named)
 	}
 	b, err := os.ReadFile(filepath.Join(figuresDir(), "bench-kernel.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	vmlinux, batches, modules, dwarf := 0, 0, 0, 0
+	var under2x, under13 []string
 	for _, l := range strings.Split(string(b), "\n") {
 		c := strings.Split(l, " | ")
 		if len(c) != 4 || !strings.Contains(c[0], "pahole -J -j") {
@@ -55,8 +66,8 @@ func TestBenchClaims(t *testing.T) {
 			if !wall || !cpu || !rss {
 				t.Errorf("vmlinux encode not below pahole in wall, CPU and memory: %s", l)
 			}
-			if v(theirs, 1) >= 2*v(ours, 1) {
-				t.Errorf("vmlinux encode meets the 2x goal the README says it misses: %s", l)
+			if v(theirs, 1) < 2*v(ours, 1) {
+				under2x = append(under2x, "the "+benchKernel(c[0])+" vmlinux")
 			}
 		case strings.Contains(c[0], "one batch"):
 			batches++
@@ -73,9 +84,34 @@ func TestBenchClaims(t *testing.T) {
 			if v(ours, 1) > v(theirs, 1) {
 				t.Errorf("module slower than pahole: %s", l)
 			}
-			if under := v(theirs, 1) < 1.3*v(ours, 1); under != strings.Contains(c[0], "encode "+benchUnder13+" ") {
-				t.Errorf("the README names %s, and it alone, under 1.3x: %s", benchUnder13, l)
+			if v(theirs, 1) < 1.3*v(ours, 1) {
+				name := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(c[0], "| encode "), "(6.12) "))[0]
+				under13 = append(under13, benchKernel(c[0])+"'s "+name)
 			}
+		}
+	}
+	// The words for each goal, from what the table says of it.
+	var want []string
+	switch len(under2x) {
+	case 0:
+		want = append(want, "at least 2x less wall time on both vmlinux")
+	case 2:
+		want = append(want, "2x on either vmlinux")
+	default:
+		want = append(want, "2x on "+under2x[0])
+	}
+	switch len(under13) {
+	case 0:
+		want = append(want, "at least 1.3x on every module")
+	case 1:
+		want = append(want, "("+under13[0]+" is just under it)")
+	default:
+		want = append(want, "("+benchList(under13)+" are just under it)")
+	}
+	words := strings.Join(strings.Fields(string(readme)), " ")
+	for _, w := range want {
+		if !strings.Contains(words, w) {
+			t.Errorf("README.md does not say %q, which the table says", w)
 		}
 	}
 	if vmlinux != 2 || batches != 2 || modules != 10 || dwarf != 1 {
