@@ -83,8 +83,12 @@ type Converter struct {
 	// probe: a Converter of Prefetch's, which finds and never adds (nor
 	// adds strings): a type that would need a new one fails with
 	// errNeedsNew, and nothing is cached for it or what contains it.
-	probe  bool
-	voided map[dwarf.Offset]bool // probe: offsets mapped to void
+	probe bool
+	// asked: the offsets TypeID converted, and whether each needed a new
+	// type (Asked).
+	asked    map[dwarf.Offset]bool
+	askedNew int
+	voided   map[dwarf.Offset]bool // probe: offsets mapped to void
 }
 
 // Reader is what the converter reads DIEs with: a *dwarf.Reader of its
@@ -314,8 +318,26 @@ func (c *Converter) newType(t btf.Type) btf.TypeID {
 // TypeID returns the id of the BTF type equivalent to the DWARF type at
 // off, reserving new types for what the base chain lacks. Offset 0 is void.
 func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
-	return c.convert(off, 0)
+	id, err := c.convert(off, 0)
+	if err == nil && off != 0 {
+		if c.asked == nil {
+			c.asked = map[dwarf.Offset]bool{}
+		}
+		if _, ok := c.asked[off]; !ok {
+			c.asked[off] = id >= c.first
+			if id >= c.first {
+				c.askedNew++
+			}
+		}
+	}
+	return id, err
 }
+
+// Asked returns how many distinct DWARF types TypeID converted, and how
+// many of them the base chain has no equivalent of. Unlike Resolved, it
+// counts what was asked for only: what Prefetch and the probes convert
+// ahead depends on how the work was split, what is asked does not.
+func (c *Converter) Asked() (types, added int) { return len(c.asked), c.askedNew }
 
 const maxDepth = 256
 

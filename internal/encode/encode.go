@@ -334,7 +334,7 @@ func (u *unitTypes) convert(fs []*site.Func) {
 // for the Debian vmlinux and modules). One in ten missing means the base
 // belongs to another build.
 func checkBaseMatch(path string, conv *dedup.Converter, split bool) error {
-	resolved, added := conv.Resolved(), conv.Added()
+	resolved, added := conv.Asked()
 	if added > 0 && added*10 >= resolved {
 		hint := "the object's .BTF was not generated from this DWARF"
 		if split {
