@@ -10,16 +10,31 @@ package chunk
 // there, capped so that an append to the result cannot reach the
 // chunk's next slices. Empty items give nil.
 func Keep[T any](c *[]T, items []T, min int) []T {
-	if len(items) == 0 {
+	out := Take(c, len(items), min, min)
+	copy(out, items)
+	return out
+}
+
+// Take returns n elements of the chunk *c, capped as Keep's, taking a
+// new chunk when the current one has no room left: of Size(cap(*c),
+// least, most) elements, or n if more. The elements hold what the chunk
+// held (zero in a new one). n == 0 gives nil.
+func Take[T any](c *[]T, n, least, most int) []T {
+	if n == 0 {
 		return nil
 	}
-	if cap(*c)-len(*c) < len(items) {
-		*c = make([]T, 0, max(min, len(items)))
+	if cap(*c)-len(*c) < n {
+		*c = make([]T, 0, max(Size(cap(*c), least, most), n))
 	}
-	n := len(*c)
-	*c = append(*c, items...)
-	return (*c)[n:len(*c):len(*c)]
+	l := len(*c)
+	*c = (*c)[:l+n]
+	return (*c)[l : l+n : l+n]
 }
+
+// Size is the size of the chunk after one of last elements: twice it,
+// from least up to most, so that a small input takes a small chunk and
+// a large one few chunks.
+func Size(last, least, most int) int { return max(least, min(2*last, most)) }
 
 // Pool keeps slices as Keep does, in chunks of at least Min elements that
 // it writes again after Reset: for slices that all die at one moment (a

@@ -41,3 +41,26 @@ func TestPool(t *testing.T) {
 		t.Fatal("the big chunk was not reused")
 	}
 }
+
+func TestTake(t *testing.T) {
+	var c []int
+	if Take(&c, 0, 2, 8) != nil {
+		t.Error("Take of 0 not nil")
+	}
+	a := Take(&c, 1, 2, 8) // a first chunk of 2
+	b := Take(&c, 1, 2, 8)
+	d := Take(&c, 3, 2, 8) // then 4
+	e := Take(&c, 9, 2, 8) // more than most: its own size
+	a[0], b[0] = 1, 2
+	if cap(a) != 1 || &a[0] == &b[0] || cap(d) != 3 || len(e) != 9 || cap(c) != 9 {
+		t.Errorf("caps %d %d %d, chunk %d", cap(a), cap(d), cap(e), cap(c))
+	}
+	if b[0] != 2 {
+		t.Errorf("a's element reached b's")
+	}
+	for _, tc := range []struct{ last, want int }{{0, 2}, {1, 2}, {2, 4}, {4, 8}, {8, 8}, {100, 8}} {
+		if got := Size(tc.last, 2, 8); got != tc.want {
+			t.Errorf("Size(%d, 2, 8) = %d, want %d", tc.last, got, tc.want)
+		}
+	}
+}

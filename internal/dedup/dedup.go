@@ -86,9 +86,8 @@ type Converter struct {
 	probe bool
 	// asked: the offsets TypeID converted, and whether each needed a new
 	// type (Asked).
-	asked    map[dwarf.Offset]bool
-	askedNew int
-	voided   map[dwarf.Offset]bool // probe: offsets mapped to void
+	asked  map[dwarf.Offset]bool
+	voided map[dwarf.Offset]bool // probe: offsets mapped to void
 }
 
 // Reader is what the converter reads DIEs with: a *dwarf.Reader of its
@@ -323,12 +322,7 @@ func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
 		if c.asked == nil {
 			c.asked = map[dwarf.Offset]bool{}
 		}
-		if _, ok := c.asked[off]; !ok {
-			c.asked[off] = id >= c.first
-			if id >= c.first {
-				c.askedNew++
-			}
-		}
+		c.asked[off] = id >= c.first
 	}
 	return id, err
 }
@@ -337,7 +331,14 @@ func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
 // many of them the base chain has no equivalent of. Unlike Resolved, it
 // counts what was asked for only: what Prefetch and the probes convert
 // ahead depends on how the work was split, what is asked does not.
-func (c *Converter) Asked() (types, added int) { return len(c.asked), c.askedNew }
+func (c *Converter) Asked() (types, added int) {
+	for _, isNew := range c.asked {
+		if isNew {
+			added++
+		}
+	}
+	return len(c.asked), added
+}
 
 const maxDepth = 256
 

@@ -123,13 +123,7 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 
 // newDIE returns room for a die, cut from a slab: a vmlinux's types are
 // a million DIEs, each read once per converter.
-func (c *Converter) newDIE() *die {
-	if len(c.dieSlab) == cap(c.dieSlab) {
-		c.dieSlab = make([]die, 0, max(min(2*cap(c.dieSlab), dieSlabLen), 16))
-	}
-	c.dieSlab = c.dieSlab[:len(c.dieSlab)+1]
-	return &c.dieSlab[len(c.dieSlab)-1]
-}
+func (c *Converter) newDIE() *die { return &chunk.Take(&c.dieSlab, 1, 16, dieSlabLen)[0] }
 
 const dieSlabLen = 256
 

@@ -531,13 +531,8 @@ func (w *worker) paramsOf(ps *pendingSite) []site.Location {
 	if ps.fi.fn.Variadic {
 		n++
 	}
-	if cap(w.paramBuf)-len(w.paramBuf) < n {
-		// The full buffer stays with the sites that use it.
-		w.paramBuf = make([]site.Location, 0, max(min(2*cap(w.paramBuf), paramBufLen), 64, n))
-	}
-	l := len(w.paramBuf)
-	w.paramBuf = w.paramBuf[:l+n]
-	return w.paramBuf[l : l+n : l+n]
+	// A full buffer stays with the sites that use it.
+	return chunk.Take(&w.paramBuf, n, 64, paramBufLen)
 }
 
 const paramBufLen = 4096

@@ -218,15 +218,16 @@ func File(path string, o Options) (*Result, error) {
 	// The converter of the prototypes' types, on the object's .BTF.
 	var dst *btf.Spec
 	var conv *dedup.Converter
-	newConverter := func() {
+	newConverter := func() *dedup.Converter {
 		dst = btf.NewSpec(own)
 		// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
 		// reader's own decoder, no Entry and Field slice are allocated
 		// each, and no debug/dwarf view is made unless an entry needs it.
 		conv = dedup.NewOn(nil, dst, index)
 		conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
+		return conv
 	}
-	types := &unitTypes{loaded: loaded, newConverter: func() *dedup.Converter { newConverter(); return conv }, workers: workers(o.Workers)}
+	types := &unitTypes{loaded: loaded, newConverter: newConverter, workers: workers(o.Workers)}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
 	} else {
@@ -319,10 +320,7 @@ func (u *unitTypes) convert(fs []*site.Func) {
 	})
 	var offs []dwarf.Offset
 	for _, f := range fs {
-		offs = append(offs, dwarf.Offset(f.RetTypeOff))
-		for _, p := range f.Params {
-			offs = append(offs, dwarf.Offset(p.TypeOff))
-		}
+		offs = locsec.AppendTypeOffs(offs, f)
 	}
 	p := <-u.free
 	p.Convert(offs)

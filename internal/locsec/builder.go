@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"sync"
 
+	"github.com/btfinline/btfinline/internal/chunk"
 	"github.com/btfinline/btfinline/internal/site"
 )
 
@@ -33,17 +34,13 @@ type Builder struct {
 	funcIdx map[string]uint32
 	secs    []string
 	secIdx  map[string]uint32
-	// The tuples' locations, one after another in chunks that do not
-	// move as they fill (a tuple never spans two).
-	locs   [][]loc
-	tupleR []tupleRef // by tuple id
-	tuples map[string]uint32
+	// The tuples' locations by tuple id, cut from locChunk.
+	tupleLocs [][]loc
+	locChunk  []loc
+	tuples    map[string]uint32
 }
 
-// tupleRef is where a tuple's locations are: locs[chunk][start:start+n].
-type tupleRef struct{ chunk, start, n uint32 }
-
-const locChunk = 1 << 14
+const locChunkLen = 1 << 14
 
 // addScratch is what Add computes of a unit before it takes the lock.
 type addScratch struct {
@@ -165,7 +162,12 @@ func (b *Builder) AddNew(unit int, sites []site.Site) (first []*site.Func) {
 			b.secIdx[s.Section] = sec
 		}
 		if n := len(b.sites); n == 0 || len(b.sites[n-1]) == cap(b.sites[n-1]) {
-			b.sites = append(b.sites, make([]compactSite, 0, nextChunk(b.sites, siteChunk)))
+			// A module's sites fill a chunk or two, a vmlinux's many.
+			last := 0
+			if n > 0 {
+				last = cap(b.sites[n-1])
+			}
+			b.sites = append(b.sites, make([]compactSite, 0, chunk.Size(last, 256, siteChunk)))
 		}
 		start := uint32(0)
 		if i > 0 {
@@ -224,32 +226,17 @@ func (b *Builder) tuple(params []site.Location, key []byte) uint32 {
 	if id, ok := b.tuples[string(key)]; ok {
 		return id
 	}
-	id := uint32(len(b.tupleR))
+	id := uint32(len(b.tupleLocs))
 	b.tuples[string(key)] = id
-	n := len(b.locs)
-	if n == 0 || cap(b.locs[n-1])-len(b.locs[n-1]) < len(params) {
-		b.locs = append(b.locs, make([]loc, 0, max(nextChunk(b.locs, locChunk), len(params))))
-		n++
-	}
-	c := &b.locs[n-1]
-	b.tupleR = append(b.tupleR, tupleRef{chunk: uint32(n - 1), start: uint32(len(*c)), n: uint32(len(params))})
+	ls := chunk.Take(&b.locChunk, len(params), 256, locChunkLen)
 	for i := range params {
-		*c = append(*c, toLoc(&params[i]))
+		ls[i] = toLoc(&params[i])
 	}
+	b.tupleLocs = append(b.tupleLocs, ls)
 	return id
 }
 
 const siteChunk = 1 << 14
-
-// nextChunk is the size of the chunk after chunks: twice the last, from
-// 256 up to most; a module's sites fill a chunk or two, a vmlinux's
-// many.
-func nextChunk[T any](chunks [][]T, most int) int {
-	if len(chunks) == 0 {
-		return min(256, most)
-	}
-	return min(2*cap(chunks[len(chunks)-1]), most)
-}
 
 // count is the number of sites with a function.
 func (b *Builder) count() int {
@@ -272,9 +259,4 @@ func (b *Builder) span(lo, hi int) [][]compactSite {
 		hi -= len(c)
 	}
 	return out
-}
-
-func (b *Builder) tupleLocs(id uint32) []loc {
-	r := b.tupleR[id]
-	return b.locs[r.chunk][r.start : r.start+r.n]
 }

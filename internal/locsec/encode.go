@@ -280,13 +280,8 @@ func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
 	if p, ok := e.types.(Prefetcher); ok && e.opts.Workers > 1 {
 		var offs []dwarf.Offset
 		for _, id := range order {
-			if badName[id] != nil {
-				continue
-			}
-			f := b.funcs[id].fn
-			offs = append(offs, dwarf.Offset(f.RetTypeOff))
-			for _, p := range f.Params {
-				offs = append(offs, dwarf.Offset(p.TypeOff))
+			if badName[id] == nil {
+				offs = AppendTypeOffs(offs, b.funcs[id].fn)
 			}
 		}
 		p.Prefetch(offs, e.opts.Workers)
@@ -294,7 +289,11 @@ func (e *encoder) prototypes(b *Builder) ([]uint32, []*protoTypes, error) {
 	var funcs []uint32
 	ptypes := make([]*protoTypes, len(b.funcs))
 	for _, id := range order {
-		pt, err := e.protoTypes(b.funcs[id].fn, badName[id])
+		var pt *protoTypes
+		err := badName[id]
+		if err == nil {
+			pt, err = e.protoTypes(b.funcs[id].fn)
+		}
 		if err != nil {
 			// One function whose types do not convert costs its sites,
 			// never the whole object.
@@ -402,7 +401,7 @@ func (e *encoder) collectShard(b *Builder, s *shard, infos []*funcInfo) {
 			if cs.off > math.MaxUint32 && (s.bad == nil || b.lessSite(cs, s.bad)) {
 				s.bad = cs
 			}
-			params := b.tupleLocs(cs.tuple)
+			params := b.tupleLocs[cs.tuple]
 			refs = refs[:0] // index into paramKeys, -1 unavailable
 			for j := 0; j < fi.nparam; j++ {
 				refs = append(refs, -1)
@@ -636,25 +635,18 @@ func cmpEntry(x, y btf.LocEntry) int {
 }
 
 // mergeEntries merges sorted lists into one, dropping duplicates (and
-// counting them). A single list is deduplicated in place.
+// counting them). A single list is merged in place: the result never
+// runs ahead of what is left to read.
 func mergeEntries(lists [][]btf.LocEntry) (out []btf.LocEntry, dups int) {
 	if len(lists) == 1 {
-		es := lists[0]
-		out = es[:0]
-		for i, en := range es {
-			if i > 0 && en == es[i-1] {
-				dups++
-				continue
-			}
-			out = append(out, en)
+		out = lists[0][:0]
+	} else {
+		n := 0
+		for _, l := range lists {
+			n += len(l)
 		}
-		return out, dups
+		out = make([]btf.LocEntry, 0, n)
 	}
-	n := 0
-	for _, l := range lists {
-		n += len(l)
-	}
-	out = make([]btf.LocEntry, 0, n)
 	for {
 		best := -1
 		for i, l := range lists {
@@ -721,11 +713,18 @@ func checkNames(f *site.Func) error {
 	return nil
 }
 
-// protoTypes converts f's types; badName is checkNames(f).
-func (e *encoder) protoTypes(f *site.Func, badName error) (*protoTypes, error) {
-	if badName != nil {
-		return nil, badName
+// AppendTypeOffs appends the DWARF offsets of f's return and parameter
+// types: what Encode asks its TypeMapper for.
+func AppendTypeOffs(offs []dwarf.Offset, f *site.Func) []dwarf.Offset {
+	offs = append(offs, dwarf.Offset(f.RetTypeOff))
+	for _, p := range f.Params {
+		offs = append(offs, dwarf.Offset(p.TypeOff))
 	}
+	return offs
+}
+
+// protoTypes converts the types of f, whose names checkNames passed.
+func (e *encoder) protoTypes(f *site.Func) (*protoTypes, error) {
 	pt := &protoTypes{}
 	var err error
 	if pt.ret, err = e.typeID(dwarf.Offset(f.RetTypeOff), f.RetTypeID); err != nil {
