@@ -143,10 +143,13 @@ type flow struct {
 	bootOnce, restOnce sync.Once
 	readBoot, readRest func()
 
-	boot    map[string][]Region // alternatives and paravirt sites, sorted by Start
-	spans   map[string][]Region // the other regions, sorted by Start; each at most maxSpan bytes
-	targets map[string][]uint64 // sorted
-	ftrace  uint64              // bytes an ftrace call site spans
+	boot map[string][]Region // alternatives and paravirt sites, sorted by Start
+	// marks are the addresses an instruction must not cover (sorted): the
+	// one-byte sites the kernel rewrites and the targets control reaches
+	// other than by falling through. A site of one byte is a region, but
+	// it is kept as an address: a kernel has hundreds of thousands.
+	marks  map[string][]uint64
+	ftrace uint64 // bytes an ftrace call site spans
 	// unknown says why the barriers could not all be read: then every
 	// instruction is one (nothing moves). bootUnknown: the same for boot.
 	unknown, bootUnknown string
@@ -164,10 +167,6 @@ type flow struct {
 // maxSpan bounds a barrier region: alternatives and paravirt sites give
 // their length in a byte.
 const maxSpan = 256
-
-func (fl *flow) span(sec string, start, end uint64, why string) {
-	addRegion(fl.spans, sec, start, end, why)
-}
 
 // addRegion adds a barrier region of at most maxSpan bytes to m.
 func addRegion(m map[string][]Region, sec string, start, end uint64, why string) {
@@ -214,7 +213,7 @@ func covers(sp []Region, start, end uint64) bool {
 	return false
 }
 
-func (fl *flow) target(sec string, at uint64) { fl.targets[sec] = append(fl.targets[sec], at) }
+func (fl *flow) mark(sec string, at uint64) { fl.marks[sec] = append(fl.marks[sec], at) }
 
 // Barrier reports whether the instruction at [start, end) of section (a
 // section offset in a module, an address in a linked image) is one a
@@ -234,10 +233,10 @@ func (r *Rules) Barrier(section string, start, end uint64) bool {
 	if r.rel {
 		key = section
 	}
-	if covers(fl.boot[key], start, end) || covers(fl.spans[key], start, end) {
+	if covers(fl.boot[key], start, end) {
 		return true
 	}
-	if l := fl.targets[key]; len(l) > 0 {
+	if l := fl.marks[key]; len(l) > 0 {
 		i := sort.Search(len(l), func(i int) bool { return l[i] >= start })
 		if i < len(l) && l[i] < end {
 			return true
@@ -260,7 +259,7 @@ func (r *Rules) Barrier(section string, start, end uint64) bool {
 // readFlow prepares the barriers of f (ELFRules calls it once), read on
 // first use.
 func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64) {
-	fl := &flow{boot: map[string][]Region{}, spans: map[string][]Region{}, targets: map[string][]uint64{}}
+	fl := &flow{boot: map[string][]Region{}, marks: map[string][]uint64{}}
 	r.flow = fl
 	switch a {
 	case arch.X86_64:
@@ -283,11 +282,10 @@ func (r *Rules) readFlow(f *elfobj.File, a arch.Arch, markers map[string]uint64)
 		// Jump-label targets, read with the patch sites.
 		for sec, l := range r.labelTargets {
 			for _, t := range l {
-				fl.target(sec, t)
+				fl.mark(sec, t)
 			}
 		}
-		sortRegions(fl.spans)
-		for _, l := range fl.targets {
+		for _, l := range fl.marks {
 			slices.Sort(l)
 		}
 	}
@@ -315,33 +313,27 @@ func (fl *flow) readBootRegions(f *elfobj.File, a arch.Arch, markers map[string]
 
 func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) error {
 	rel32 := tableField{}
-	// Sites of one instruction each: a byte at its start is a barrier for
-	// any instruction decoded over it.
-	one := []struct {
-		sec, start, stop string
-		entSize          uint64
-		field            tableField
-		why              string
-	}{
-		{".retpoline_sites", "", "", 4, rel32, "retpoline site"},
-		{".return_sites", "", "", 4, rel32, "return thunk site"},
-		{".call_sites", "", "", 4, rel32, "call depth site"},
-		{".ibt_endbr_seal", "", "", 4, rel32, "ENDBR seal site"},
-	}
-	for _, tb := range one {
-		t, ok, err := openTable(f, tb.sec, tb.start, tb.stop, markers)
+	// Sites of one instruction each, an s32 to it per entry: a byte at its
+	// start is a barrier for any instruction decoded over it.
+	for _, sec := range []string{
+		".retpoline_sites", // indirect calls and jumps through a retpoline
+		".return_sites",    // returns through the return thunk
+		".call_sites",      // calls the call-depth accounting pads
+		".ibt_endbr_seal",  // ENDBRs sealed to NOPs
+	} {
+		t, ok, err := openTable(f, sec, "", "", markers)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue
 		}
-		if uint64(len(t.data))%tb.entSize != 0 {
-			return fmt.Errorf("%s: %d bytes is not a whole number of %d-byte entries", tb.sec, len(t.data), tb.entSize)
+		if len(t.data)%4 != 0 {
+			return fmt.Errorf("%s: %d bytes is not a whole number of 4-byte entries", sec, len(t.data))
 		}
-		for e := uint64(0); e < uint64(len(t.data)); e += tb.entSize {
-			if c := t.ref(e, tb.field); c.ok {
-				fl.span(c.sec, c.at, c.at+1, tb.why)
+		for e := uint64(0); e < uint64(len(t.data)); e += 4 {
+			if c := t.ref(e, rel32); c.ok {
+				fl.mark(c.sec, c.at)
 			}
 		}
 	}
@@ -355,10 +347,10 @@ func (fl *flow) read(f *elfobj.File, a arch.Arch, markers map[string]uint64) err
 		}
 		for e := uint64(0); e < uint64(len(t.data)); e += 12 {
 			if c := t.ref(e, rel32); c.ok {
-				fl.span(c.sec, c.at, c.at+1, "exception table entry")
+				fl.mark(c.sec, c.at)
 			}
 			if c := t.ref(e, tableField{off: 4}); c.ok {
-				fl.target(c.sec, c.at)
+				fl.mark(c.sec, c.at)
 			}
 		}
 	}
@@ -515,9 +507,9 @@ func (fl *flow) codeTargets(f *elfobj.File, idx int, off, n uint64) {
 		}
 		if (in.Kind == insn.Jump || in.Kind == insn.Branch) && (in.Target < lo || in.Target >= hi) {
 			if !rel {
-				fl.target("", in.Target)
+				fl.mark("", in.Target)
 			} else if i, o, ok := execSectionAt(f.File, func(i int) uint64 { return fl.layout[i] }, in.Target, 1); ok {
-				fl.target(f.Sections[i].Name, o)
+				fl.mark(f.Sections[i].Name, o)
 			}
 		}
 		p += uint64(in.Len)
@@ -538,7 +530,7 @@ func (fl *flow) codeTargets(f *elfobj.File, idx int, off, n uint64) {
 			switch elf.R_AARCH64(r.Type) {
 			case elf.R_AARCH64_JUMP26, elf.R_AARCH64_CONDBR19, elf.R_AARCH64_TSTBR14:
 				if r.Section != idx || r.Value < off || r.Value >= off+n {
-					fl.target(f.Sections[r.Section].Name, r.Value)
+					fl.mark(f.Sections[r.Section].Name, r.Value)
 				}
 			}
 		}
