@@ -223,6 +223,8 @@ id and by the .BTF its inline BTF is split on.`,
 			if err != nil {
 				return err
 			}
+			// What is not cached yet is encoded here, a vmlinux most of all.
+			hugeHeap(1 << 30)
 			var found []lookup.Found
 			if running {
 				objs, err := lookup.RunningObjects(sys)

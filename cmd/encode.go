@@ -162,6 +162,7 @@ func runEncode(stderr io.Writer, path string, o *encodeOptions) error {
 	if err != nil {
 		return err
 	}
+	hugeHeapFor(path)
 	r, err := encode.File(path, eo)
 	if err != nil {
 		return err
@@ -217,6 +218,7 @@ func runEncodeBatch(stdin io.Reader, stderr io.Writer, args []string, o *encodeO
 	if err != nil {
 		return err
 	}
+	hugeHeapFor(paths...)
 	jobs := make([]encode.Job, len(paths))
 	for i, p := range paths {
 		jobs[i] = encode.Job{Path: p, Out: encode.Output{ELFSection: o.elfSection, Force: o.force}}

@@ -5,6 +5,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
+
+	"github.com/btfinline/btfinline/internal/hugepage"
 )
 
 // firstGC is the heap size below which a command never collects garbage.
@@ -23,12 +26,57 @@ func deferGC(limit int64) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	gcGen++
+	gen := gcGen
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
 	// The first cycle is the limit's; the sentinel, unreachable from the
-	// start, is finalized after it.
-	runtime.SetFinalizer(new([32]byte), func(*[32]byte) {
+	// start, is finalized after it. A sentinel of an earlier call (a cycle
+	// forced since, by hugeHeap) finds itself stale and leaves the
+	// settings alone.
+	runtime.SetFinalizer(new([32]byte), func(*[32]byte) { endDeferral(gen) })
+}
+
+// endDeferral puts the collector back to its defaults, unless a later
+// deferGC than the gen-th rules.
+func endDeferral(gen int) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcGen == gen {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-	})
+	}
+}
+
+// gcGen counts deferGC's calls, under gcMu.
+var (
+	gcMu  sync.Mutex
+	gcGen int
+)
+
+// processHeap is true when the process is the command's (Main, not a
+// test calling run): only then is its heap the command's to shape.
+var processHeap bool
+
+// hugeHeapFor asks for huge pages for the heap a command that reads the
+// files of paths is about to build: twice their size and 64 MiB more.
+func hugeHeapFor(paths ...string) {
+	n := int64(64 << 20)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += 2 * fi.Size()
+		}
+	}
+	hugeHeap(n)
+}
+
+// hugeHeap asks for huge pages for the next n bytes of heap, at most 1
+// GiB (package hugepage). The collection that costs is not the one
+// deferGC waits for: deferGC starts over.
+func hugeHeap(n int64) {
+	if processHeap && hugepage.Advise(int(min(n, 1<<30))) > 0 {
+		deferGC(firstGC)
+	}
 }

@@ -15,11 +15,23 @@ import (
 var sink [][]byte
 
 // TestDeferGC: below the mark no collection runs, past it the collector
-// runs and is back to GOGC=100. In a child process: the settings are the
-// process's.
+// runs and is back to GOGC=100; the same when a collection was forced
+// between deferGC and a second call (hugeHeap's: the first call's
+// sentinel, finalized after the forced one, must leave the second's
+// settings alone). In a child process: the settings are the process's.
 func TestDeferGC(t *testing.T) {
-	if os.Getenv("BTFI_GC_CHILD") == "1" {
+	if mode := os.Getenv("BTFI_GC_CHILD"); mode != "" {
 		deferGC(32 << 20)
+		if mode == "rearm" {
+			runtime.GC()
+			deferGC(32 << 20)
+			// The first sentinel's finalizer, whenever it runs, is
+			// stale: run it here too, after the second call.
+			gcMu.Lock()
+			gen := gcGen
+			gcMu.Unlock()
+			endDeferral(gen - 1)
+		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		before := ms.NumGC
@@ -47,10 +59,14 @@ func TestDeferGC(t *testing.T) {
 		}
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDeferGC$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "BTFI_GC_CHILD=1", "GOGC=", "GOMEMLIMIT=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	for _, mode := range []string{"once", "rearm"} {
+		t.Run(mode, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDeferGC$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "BTFI_GC_CHILD="+mode, "GOGC=", "GOMEMLIMIT=")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
 	}
 }
 

@@ -46,6 +46,7 @@ func (e *exitError) Error() string { return e.msg }
 
 // Main runs the command line with os.Args and returns the exit status.
 func Main() int {
+	processHeap = true
 	deferGC(firstGC)
 	return run(os.Args[1:], os.Stdout, os.Stderr)
 }

@@ -83,6 +83,7 @@ func runSFrameEmit(cmd *cobra.Command, args []string, o *sframeOptions) error {
 		return &exitError{code: 2, msg: "give exactly one of -o OUT.sframe and --elf-section"}
 	}
 	path := args[0]
+	hugeHeapFor(path)
 	if cf, err := cframeFormat(cmd, o); err != nil || cf {
 		if err != nil {
 			return err

@@ -60,6 +60,7 @@ func dwarfSites(c *cobra.Command, o *sitesOptions) ([]site.Site, *dwarfsite.Stat
 		}
 		opt.Text = rules
 	}
+	hugeHeapFor(o.file)
 	x, err := dwarfsite.Load(f)
 	if err != nil {
 		return nil, nil, arch.Unknown, fmt.Errorf("%s: %w", o.file, err)

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugepage
+
+// Advise does nothing here: transparent huge pages are Linux's.
+func Advise(n int) int { return 0 }
