@@ -73,10 +73,12 @@ func hugeHeapFor(paths ...string) {
 }
 
 // hugeHeap asks for huge pages for the next n bytes of heap, at most 1
-// GiB (package hugepage). The collection that costs is not the one
-// deferGC waits for: deferGC starts over.
+// GiB (package hugepage), unless BTFI_HUGEPAGES=0 says not to (where
+// memory is too fragmented for huge pages, the kernel compacts it on
+// the faults of an advised range). The collection that costs is not the
+// one deferGC waits for: deferGC starts over.
 func hugeHeap(n int64) {
-	if processHeap && hugepage.Advise(int(min(n, 1<<30))) > 0 {
+	if processHeap && os.Getenv("BTFI_HUGEPAGES") != "0" && hugepage.Advise(int(min(n, 1<<30))) > 0 {
 		deferGC(firstGC)
 	}
 }

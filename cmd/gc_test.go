@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btfinline/btfinline/internal/hugepage"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -73,4 +74,40 @@ func TestDeferGC(t *testing.T) {
 // TestDeferGCDocumented: docs/encoding.md gives the mark of the code.
 func TestDeferGCDocumented(t *testing.T) {
 	testutil.DocSays(t, "docs/encoding.md", fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20))
+}
+
+// TestHugeHeapOptOut: BTFI_HUGEPAGES=0 keeps hugeHeap from advising (and
+// from the collection Advise forces), which it does otherwise where the
+// kernel's mode is "madvise". In a child process: the heap is the
+// process's.
+func TestHugeHeapOptOut(t *testing.T) {
+	if os.Getenv("BTFI_GC_CHILD") == "huge" {
+		processHeap = true
+		hugeHeap(256 << 20)
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("forced %d\n", ms.NumForcedGC)
+		return
+	}
+	forced := func(optOut string) int {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapOptOut$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "BTFI_GC_CHILD=huge", "BTFI_HUGEPAGES="+optOut)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var n int
+		if _, err := fmt.Sscanf(string(out), "forced %d", &n); err != nil {
+			t.Fatalf("child said %q: %v", out, err)
+		}
+		return n
+	}
+	if n := forced("0"); n != 0 {
+		t.Errorf("BTFI_HUGEPAGES=0: %d forced collections, want none", n)
+	}
+	if hugepage.Mode() == "madvise" {
+		if n := forced(""); n != 1 {
+			t.Errorf("mode madvise: %d forced collections, want Advise's one", n)
+		}
+	}
 }
