@@ -72,13 +72,26 @@ func hugeHeapFor(paths ...string) {
 	hugeHeap(n)
 }
 
+// commandHeap is what every command asks for (hugeHeap): a vmlinux's
+// BTF and its inline BTF, loaded and indexed, are about 100 MiB of heap.
+const commandHeap = 256 << 20
+
+// advisedHeap is the most a hugeHeap call has asked for.
+var advisedHeap int64
+
 // hugeHeap asks for huge pages for the next n bytes of heap, at most 1
-// GiB (package hugepage), unless BTFI_HUGEPAGES=0 says not to (where
-// memory is too fragmented for huge pages, the kernel compacts it on
-// the faults of an advised range). The collection that costs is not the
-// one deferGC waits for: deferGC starts over.
+// GiB (package hugepage), unless an earlier call asked for as much or
+// BTFI_HUGEPAGES=0 says not to (where memory is too fragmented for huge
+// pages, the kernel compacts it on the faults of an advised range). The
+// collection that costs is not the one deferGC waits for: deferGC
+// starts over.
 func hugeHeap(n int64) {
-	if processHeap && os.Getenv("BTFI_HUGEPAGES") != "0" && hugepage.Advise(int(min(n, 1<<30))) > 0 {
+	n = min(n, 1<<30)
+	if !processHeap || n <= advisedHeap || os.Getenv("BTFI_HUGEPAGES") == "0" {
+		return
+	}
+	if hugepage.Advise(int(n)) > 0 {
+		advisedHeap = n
 		deferGC(firstGC)
 	}
 }

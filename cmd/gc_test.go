@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,22 +78,25 @@ func TestDeferGCDocumented(t *testing.T) {
 	testutil.DocSays(t, "docs/encoding.md", fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20))
 }
 
-// TestHugeHeapOptOut: BTFI_HUGEPAGES=0 keeps hugeHeap from advising (and
-// from the collection Advise forces), which it does otherwise where the
-// kernel's mode is "madvise". In a child process: the heap is the
-// process's.
-func TestHugeHeapOptOut(t *testing.T) {
-	if os.Getenv("BTFI_GC_CHILD") == "huge" {
+// TestHugeHeap: hugeHeap advises (and forces Advise's collection) once
+// for the largest size asked so far, and never under BTFI_HUGEPAGES=0;
+// where the kernel's mode is not "madvise" it advises nothing. In a child
+// process: the heap is the process's.
+func TestHugeHeap(t *testing.T) {
+	if sizes := os.Getenv("BTFI_HUGE_SIZES"); sizes != "" {
 		processHeap = true
-		hugeHeap(256 << 20)
+		for _, f := range strings.Split(sizes, ",") {
+			mb, _ := strconv.Atoi(f)
+			hugeHeap(int64(mb) << 20)
+		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("forced %d\n", ms.NumForcedGC)
 		return
 	}
-	forced := func(optOut string) int {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapOptOut$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "BTFI_GC_CHILD=huge", "BTFI_HUGEPAGES="+optOut)
+	forced := func(sizes, optOut string) int {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeap$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "BTFI_HUGE_SIZES="+sizes, "BTFI_HUGEPAGES="+optOut)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -102,12 +107,24 @@ func TestHugeHeapOptOut(t *testing.T) {
 		}
 		return n
 	}
-	if n := forced("0"); n != 0 {
-		t.Errorf("BTFI_HUGEPAGES=0: %d forced collections, want none", n)
-	}
-	if hugepage.Mode() == "madvise" {
-		if n := forced(""); n != 1 {
-			t.Errorf("mode madvise: %d forced collections, want Advise's one", n)
+	madvise := hugepage.Mode() == "madvise"
+	for _, c := range []struct {
+		sizes, optOut string
+		want          int // forced collections under "madvise"
+	}{
+		{"256", "0", 0},
+		{"256", "", 1},
+		{"256,64", "", 1},
+		{"256,256", "", 1},
+		{"256,512", "", 2},
+		{"2048,4096", "", 1}, // both capped at 1 GiB
+	} {
+		want := c.want
+		if !madvise {
+			want = 0
+		}
+		if n := forced(c.sizes, c.optOut); n != want {
+			t.Errorf("sizes %s MiB, BTFI_HUGEPAGES=%q: %d forced collections, want %d", c.sizes, c.optOut, n, want)
 		}
 	}
 }
