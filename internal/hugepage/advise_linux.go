@@ -9,10 +9,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// limited reports whether the process's address space or data is
+// bounded (RLIMIT_AS, RLIMIT_DATA, which since Linux 4.7 counts private
+// writable mappings): a large reservation could pass the bound, and the
+// runtime dies of a failed mapping instead of returning an error.
+func limited() bool {
+	for _, res := range []int{unix.RLIMIT_AS, unix.RLIMIT_DATA} {
+		var l unix.Rlimit
+		if unix.Getrlimit(res, &l) == nil && l.Cur != unix.RLIM_INFINITY {
+			return true
+		}
+	}
+	return false
+}
+
 // Advise makes about n bytes of the heap the program allocates next
 // huge-page backed, when the kernel's mode is "madvise" (elsewhere it
-// does nothing: "always" needs no request, "never" refuses it) and the
-// kernel does not account commit strictly. It returns the bytes advised,
+// does nothing: "always" needs no request, "never" refuses it), the
+// kernel does not account commit strictly and no resource limit bounds
+// the process's mappings. It returns the bytes advised,
 // 0 when it did nothing.
 //
 // It costs a garbage collection and about 5 ms per GiB of address space
@@ -20,7 +35,7 @@ import (
 // once, early, sized to the work. The collector's settings are as they
 // were when it returns, but the collection it forces counts as one.
 func Advise(n int) int {
-	if n < 2*Size || Mode() != "madvise" || strictOvercommit() {
+	if n < 2*Size || Mode() != "madvise" || strictOvercommit() || limited() {
 		return 0
 	}
 	// Neither the allocation nor the release may start a collection of

@@ -31,10 +31,14 @@ var sink [][]byte
 // TestAdvise: in a child process (the heap is the process's), 64 MiB
 // allocated and written after Advise are backed by huge pages where the
 // kernel's mode is "madvise", and the same without Advise are not (the
-// check that sees the difference); in any other mode Advise does nothing.
+// check that sees the difference); in any other mode, and under a finite
+// RLIMIT_DATA, Advise does nothing.
 func TestAdvise(t *testing.T) {
 	if n := os.Getenv("BTFI_HUGEPAGE_CHILD"); n != "" {
 		advise, _ := strconv.Atoi(n)
+		if os.Getenv("BTFI_HUGEPAGE_LIMIT") != "" {
+			setDataLimit(t)
+		}
 		got := 0
 		if advise > 0 {
 			got = Advise(advise)
@@ -70,8 +74,13 @@ func TestAdvise(t *testing.T) {
 	mode := Mode()
 	advised, with := child(256 << 20)
 	_, without := child(-1)
-	t.Logf("mode %q, strict overcommit %v: advised %d bytes; AnonHugePages %d KiB with Advise, %d KiB without", mode, strictOvercommit(), advised, with, without)
-	if mode != "madvise" || strictOvercommit() {
+	t.Setenv("BTFI_HUGEPAGE_LIMIT", "1")
+	limitedAdvised, _ := child(256 << 20)
+	if limitedAdvised != 0 {
+		t.Errorf("under a finite RLIMIT_DATA Advise advised %d bytes, want none", limitedAdvised)
+	}
+	t.Logf("mode %q, strict overcommit %v, limited %v: advised %d bytes; AnonHugePages %d KiB with Advise, %d KiB without", mode, strictOvercommit(), limited(), advised, with, without)
+	if mode != "madvise" || strictOvercommit() || limited() {
 		if advised != 0 {
 			t.Fatalf("mode %q: Advise advised %d bytes, want none", mode, advised)
 		}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package hugepage
+
+import "testing"
+
+func setDataLimit(*testing.T) {}
