@@ -224,7 +224,7 @@ id and by the .BTF its inline BTF is split on.`,
 				return err
 			}
 			// What is not cached yet is encoded here, a vmlinux most of all.
-			hugeHeap(1 << 30)
+			hugeHeap(mostHeap)
 			var found []lookup.Found
 			if running {
 				objs, err := lookup.RunningObjects(sys)

@@ -76,17 +76,20 @@ func hugeHeapFor(paths ...string) {
 // BTF and its inline BTF, loaded and indexed, are about 100 MiB of heap.
 const commandHeap = 256 << 20
 
+// mostHeap bounds what hugeHeap asks for.
+const mostHeap = 1 << 30
+
 // advisedHeap is the most a hugeHeap call has asked for.
 var advisedHeap int64
 
-// hugeHeap asks for huge pages for the next n bytes of heap, at most 1
-// GiB (package hugepage), unless an earlier call asked for as much or
+// hugeHeap asks for huge pages for the next n bytes of heap, at most
+// mostHeap (package hugepage), unless an earlier call asked for as much or
 // BTFI_HUGEPAGES=0 says not to (where memory is too fragmented for huge
 // pages, the kernel compacts it on the faults of an advised range). The
 // collection that costs is not the one deferGC waits for: deferGC
 // starts over.
 func hugeHeap(n int64) {
-	n = min(n, 1<<30)
+	n = min(n, mostHeap)
 	if !processHeap || n <= advisedHeap || os.Getenv("BTFI_HUGEPAGES") == "0" {
 		return
 	}

@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -64,11 +63,7 @@ func TestDeferGC(t *testing.T) {
 	}
 	for _, mode := range []string{"once", "rearm"} {
 		t.Run(mode, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestDeferGC$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "BTFI_GC_CHILD="+mode, "GOGC=", "GOMEMLIMIT=")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
+			testutil.InChild(t, "TestDeferGC", "BTFI_GC_CHILD="+mode, "GOGC=", "GOMEMLIMIT=")
 		})
 	}
 }
@@ -95,14 +90,9 @@ func TestHugeHeap(t *testing.T) {
 		return
 	}
 	forced := func(sizes, optOut string) int {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeap$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "BTFI_HUGE_SIZES="+sizes, "BTFI_HUGEPAGES="+optOut)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
+		out := testutil.InChild(t, "TestHugeHeap", "BTFI_HUGE_SIZES="+sizes, "BTFI_HUGEPAGES="+optOut)
 		var n int
-		if _, err := fmt.Sscanf(string(out), "forced %d", &n); err != nil {
+		if _, err := fmt.Sscanf(out, "forced %d", &n); err != nil {
 			t.Fatalf("child said %q: %v", out, err)
 		}
 		return n

@@ -28,8 +28,8 @@ functions from BTF alone, and emits SFrame unwind tables.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
-		// Every command's heap is at least a base chain's BTF, tens of
-		// MiB; those that read DWARF ask for more (hugeHeapFor).
+		// Every command loads a base chain's BTF at least (commandHeap);
+		// those that read DWARF ask for more (hugeHeapFor).
 		PersistentPreRun: func(*cobra.Command, []string) { hugeHeap(commandHeap) },
 	}
 	c.AddCommand(newCacheCmd(), newDemoCmd(), newDumpCmd(), newEncodeCmd(), newManCmd(), newResolveCmd(),

@@ -17,5 +17,5 @@
 // Nothing of the range is touched before it is used; a mapping the
 // runtime makes later, past it, gets small pages as before.
 //
-// It imports only the runtime and golang.org/x/sys/unix.
+// It imports the standard library and golang.org/x/sys/unix only.
 package hugepage

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btfinline/btfinline/internal/testutil"
 )
 
 func TestModeOf(t *testing.T) {
@@ -60,13 +61,8 @@ func TestAdvise(t *testing.T) {
 		return
 	}
 	child := func(advise int) (advised, hugeKiB int) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAdvise$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("BTFI_HUGEPAGE_CHILD=%d", advise), "GOGC=", "GOMEMLIMIT=")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		if _, err := fmt.Sscanf(string(out), "advised %d huge %d", &advised, &hugeKiB); err != nil {
+		out := testutil.InChild(t, "TestAdvise", fmt.Sprintf("BTFI_HUGEPAGE_CHILD=%d", advise), "GOGC=", "GOMEMLIMIT=")
+		if _, err := fmt.Sscanf(out, "advised %d huge %d", &advised, &hugeKiB); err != nil {
 			t.Fatalf("child said %q: %v", out, err)
 		}
 		return advised, hugeKiB

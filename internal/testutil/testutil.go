@@ -296,3 +296,18 @@ func DocSays(t testing.TB, rel string, wants ...string) {
 		}
 	}
 }
+
+// InChild runs the test named name again in a child process of the test
+// binary, with env added to the environment, for what is the process's
+// own (the collector's settings, the heap's mappings), and returns what
+// the child printed; the child's failure fails t.
+func InChild(t testing.TB, name string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in a child: %v\n%s", name, err, out)
+	}
+	return string(out)
+}
