@@ -61,9 +61,9 @@ var (
 var processHeap bool
 
 // hugeHeapFor asks for huge pages for the heap a command that reads the
-// files of paths is about to build: twice their size and 64 MiB more.
+// files of paths is about to build: twice their size and inputHeap more.
 func hugeHeapFor(paths ...string) {
-	n := int64(64 << 20)
+	n := int64(inputHeap)
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
 			n += 2 * fi.Size()
@@ -71,6 +71,9 @@ func hugeHeapFor(paths ...string) {
 	}
 	hugeHeap(n)
 }
+
+// inputHeap is what hugeHeapFor adds to twice the inputs.
+const inputHeap = 64 << 20
 
 // commandHeap is what every command asks for (hugeHeap): a vmlinux's
 // BTF and its inline BTF, loaded and indexed, are about 100 MiB of heap.

@@ -73,6 +73,13 @@ func TestDeferGCDocumented(t *testing.T) {
 	testutil.DocSays(t, "docs/encoding.md", fmt.Sprintf("no garbage below a %d MiB heap", firstGC>>20))
 }
 
+// TestHugeHeapDocumented: docs/encoding.md gives the sizes of the code.
+func TestHugeHeapDocumented(t *testing.T) {
+	testutil.DocSays(t, "docs/encoding.md",
+		fmt.Sprintf("(`internal/hugepage`): %d MiB, what a base chain's BTF", commandHeap>>20),
+		fmt.Sprintf("(twice the input files and %d MiB, at most %d GiB)", inputHeap>>20, mostHeap>>30))
+}
+
 // TestHugeHeap: hugeHeap advises (and forces Advise's collection) once
 // for the largest size asked so far, and never under BTFI_HUGEPAGES=0;
 // where the kernel's mode is not "madvise" it advises nothing. In a child
