@@ -482,6 +482,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
   grep -q '^E2E trace-expect api example: last values: ' "$work/results.txt" || failed "no check of the API example (examples/sitecount)"
   grep -q '^E2E trace-expect follow-modules: ' "$work/results.txt" || failed "no check of trace --follow-modules"
   grep -q '^E2E trace-expect attach within 1.25 times kprobe_events: ' "$work/results.txt" || failed "no comparison of the attach with kprobe_events"
+  grep -q '^E2E trace-expect attach round 2 at most 4 context switches a place: ' "$work/results.txt" || failed "no count of the attach's context switches"
   [ -z "$many_funcs" ] || grep -q '^E2E trace-expect 10,000 places at once: ' "$work/results.txt" || failed "no check of 10,000 places at once"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh
@@ -558,7 +559,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "$sample" = 36 ] && [ -z "${E2E_JUDGE_FU
     # places and the verdict are compared.
     al=$(grep -E '^E2E (attach btfinline round|attach hits-attaching|attach kprobe_events round|attach best|trace-expect attach within)' "$work/results.txt" |
       sed 's/ start-to-attached=[0-9.]*//; s/ stop-to-exit=[0-9.]*//')
-    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|attached-last\|define\|enable\|disable\|remove\|ratio\|btfinline\|kprobe_events\|total\|places-hit\|most\)=[0-9.]*/\1=S/g; s/ at=.*/ at=P/') || {
+    ab=$(e2e_readme_lines "$here/docs/trace.md" "attach-$kernel-$arch" "$al" 's/\(attach\|attached-last\|define\|enable\|disable\|remove\|ratio\|btfinline\|kprobe_events\|switches\|total\|places-hit\|most\)=[0-9.]*/\1=S/g; s/ at=.*/ at=P/') || {
       printf '%s\n' "$ab"; failed "docs/trace.md's attach block attach-$kernel-$arch is not this run's (E2E_UPDATE_README=1 writes it)"; }
   else
     log "verdict lines not compared with ${doc#"$here"/}: the kernel is $built, the figures' $pinned"

@@ -60,21 +60,36 @@ func (p *PMU) Attach(prog int, addr, cookie uint64) (int, error) {
 		Ext1: 0,    // kprobe_func: none
 		Ext2: addr, // kprobe_addr
 	}
-	pfd, err := unix.PerfEventOpen(&attr, -1, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
-	if err != nil {
-		return -1, err
+	// Both system calls are raw: they take milliseconds under qemu (a
+	// kprobe's registration), and a Go system call that long has its P
+	// taken by sysmon and handed to another thread, which wakes, finds
+	// nothing and sleeps again, and the caller's thread waits for a P
+	// on return: about sixteen context switches a place on one CPU, each
+	// through the scheduler code whose places a trace of a hot function
+	// attaches first (docs/trace.md, "What attaching costs"). A raw
+	// call keeps its P; Gosched after each place tells sysmon the
+	// goroutine is not stuck, so that it sends no preemption signal
+	// either. A raw call that blocks delays a stop of the world by as
+	// long, which an attach can afford.
+	r, _, errno := unix.RawSyscall6(unix.SYS_PERF_EVENT_OPEN, uintptr(unsafe.Pointer(&attr)),
+		^uintptr(0) /* pid -1 */, 0 /* cpu */, ^uintptr(0) /* group -1 */, unix.PERF_FLAG_FD_CLOEXEC, 0)
+	if errno != 0 {
+		return -1, errno
 	}
+	pfd := int(r)
 	lfd, err := linkCreate(prog, pfd, cookie)
 	// The link holds the perf event; its fd is not needed any more.
-	unix.Close(pfd)
+	unix.RawSyscall(unix.SYS_CLOSE, uintptr(pfd), 0, 0)
+	runtime.Gosched()
 	if err != nil {
 		return -1, fmt.Errorf("BPF link: %w", err)
 	}
 	return lfd, nil
 }
 
-// linkCreate attaches prog to a perf event with a cookie. cilium/ebpf
-// creates such links only inside link.Kprobe, which takes a symbol name.
+// linkCreate attaches prog to a perf event with a cookie (a raw call, as
+// in Attach). cilium/ebpf creates such links only inside link.Kprobe,
+// which takes a symbol name.
 func linkCreate(prog, perf int, cookie uint64) (int, error) {
 	const (
 		bpfLinkCreate = 28
@@ -85,7 +100,7 @@ func linkCreate(prog, perf int, cookie uint64) (int, error) {
 		cookie                              uint64
 		_                                   [16]byte
 	}{uint32(prog), uint32(perf), bpfPerfEvent, 0, cookie, [16]byte{}}
-	fd, _, errno := unix.Syscall(unix.SYS_BPF, bpfLinkCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	fd, _, errno := unix.RawSyscall(unix.SYS_BPF, bpfLinkCreate, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
 	if errno != 0 {
 		return -1, errno
 	}

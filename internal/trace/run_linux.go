@@ -145,6 +145,8 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 			fmt.Fprintf(s.o.Err, "btfinline trace: kprobe jump optimization left on: %v\n", err)
 		}
 	}
+	var ru0 unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru0)
 	start := time.Now()
 	s.attached = make([]bool, n)
 	refusals := make([]error, n)
@@ -197,6 +199,11 @@ func (s *traceRun) attach(todo []int, skips *skips) error {
 	took := time.Since(start)
 	if s.o.Verbose {
 		s.attachHits(n)
+		var ru unix.Rusage
+		if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
+			v, iv := ru.Nvcsw-ru0.Nvcsw, ru.Nivcsw-ru0.Nivcsw
+			fmt.Fprintf(s.o.Err, "btfinline trace: %d context switches of its threads while attaching (%d voluntary)\n", v+iv, v)
+		}
 	}
 	if err := s.opt.resume(); err != nil {
 		fmt.Fprintf(s.o.Err, "btfinline trace: %v\n", err)
