@@ -215,7 +215,7 @@ when the last ends. So nothing is left behind.
 	f.BoolVar(&o.hex, "hex", false, "print every integer in hex")
 	f.IntVar(&o.ringSize, "ring-size", 8<<20, "ring buffer size in bytes (a power of 2)")
 	f.BoolVar(&o.keepOpt, "keep-optprobes", false, "do not pause kprobe jump optimization while attaching or detaching 64 or more places")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason, and say how often the places fired while attaching")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every place that is not attached, with its reason, and say how often the places fired and how often its threads were switched while attaching")
 	f.BoolVar(&o.follow, "follow-modules", false, "a probe of a module that is not loaded waits for it, and a traced module that is removed is waited for again: its places are attached each time it is loaded")
 	f.BoolVar(&o.cleanup, "cleanup", false, "restore the kprobe jump optimization a killed trace left paused, and exit")
 	f.StringVar(&o.sysRoot, "sys-root", "", "root of /proc and /sys (testing)")

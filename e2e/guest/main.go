@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command e2e-guest runs inside the end-to-end test VM (see e2e/README.md).
 // It is static (CGO_ENABLED=0) and talks to tracefs directly so that every
 // kprobe definition gets its own write and its own errno.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 	"github.com/btfinline/btfinline/internal/elfrel"
+	"golang.org/x/sys/unix"
 )
 
 // Error names the section and file offset of data that is not there.
@@ -126,7 +127,7 @@ func (f *File) Release() {
 		lo := (s.Offset + pageSize - 1) &^ (pageSize - 1)
 		hi := (s.Offset + s.FileSize) &^ (pageSize - 1)
 		if lo < hi && hi <= uint64(len(f.data)) {
-			syscall.Madvise(f.data[lo:hi], syscall.MADV_DONTNEED)
+			_ = unix.Madvise(f.data[lo:hi], unix.MADV_DONTNEED)
 		}
 	}
 }

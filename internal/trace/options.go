@@ -34,7 +34,8 @@ type Options struct {
 	// least a page); 0: 8 MiB.
 	RingSize int
 	// Verbose lists every place that is not attached, with its reason,
-	// and says how often the places fired while the others were attached.
+	// and says how often the places fired while the others were attached
+	// and how often the process's threads were switched meanwhile.
 	Verbose  bool
 	Out, Err io.Writer
 	// KeepOptprobes leaves kprobe jump optimization on while attaching
