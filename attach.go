@@ -62,7 +62,10 @@ func (l *Links) Close() error {
 // fetches. Places skipped and places the kernel refuses are in
 // Links.Failed; Attach fails as a whole, with nothing left attached,
 // when the process may not attach at all (it needs CAP_BPF and
-// CAP_PERFMON, or root) or when no place could be attached.
+// CAP_PERFMON, or root) or when no place could be attached. Its system
+// calls are raw (docs/trace.md, "What attaching costs", says why): a
+// goroutine attaching keeps its Go processor through each kernel
+// registration and yields it between places.
 func Attach(prog *ebpf.Program, places []Place) (*Links, error) {
 	l := &Links{fds: make([]int, len(places)), failed: map[int]error{}}
 	var todo []int
