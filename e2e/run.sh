@@ -482,7 +482,7 @@ if [ "$E2E_RESOLVER" = btfinline ] && [ "${E2E_TRACE:-1}" != 0 ] && [ "${E2E_TRA
   grep -q '^E2E trace-expect api example: last values: ' "$work/results.txt" || failed "no check of the API example (examples/sitecount)"
   grep -q '^E2E trace-expect follow-modules: ' "$work/results.txt" || failed "no check of trace --follow-modules"
   grep -q '^E2E trace-expect attach within 1.25 times kprobe_events: ' "$work/results.txt" || failed "no comparison of the attach with kprobe_events"
-  grep -q '^E2E trace-expect attach round 2 at most 4 context switches a place: ' "$work/results.txt" || failed "no count of the attach's context switches"
+  grep -q '^E2E trace-expect attach round 2 within 3 context switches a place and 250 a second: ' "$work/results.txt" || failed "no count of the attach's context switches"
   [ -z "$many_funcs" ] || grep -q '^E2E trace-expect 10,000 places at once: ' "$work/results.txt" || failed "no check of 10,000 places at once"
   # The figures of README's trace table that a run reproduces exactly.
   # shellcheck source=e2e/trace.sh

@@ -344,9 +344,13 @@ attach_btfinline() {
 	echo "E2E attach hits-attaching round=$1 switches=${_sw:-0} ${_h:-total=0 places-hit=0 most=0 at=none}"
 	# Each context switch of trace's threads runs the scheduler code
 	# that holds the hottest places: a Go system call of a registration's
-	# length cost about sixteen a place on one CPU, the raw calls about
-	# one (docs/trace.md, "What attaching costs").
-	expect "attach round $1 at most 4 context switches a place" "$(awk -v s="$_sw" -v p="$(grep -c . /tmp/hot.txt)" 'BEGIN { print (s != "" && s <= 4 * p) ? "yes" : "no: " s " for " p " places" }')" yes
+	# length cost 13 to 17 a place on one CPU. Raw calls leave the
+	# runtime's monitor, which wakes at most 100 times a second while a
+	# goroutine runs (two switches each), and what the kernel does per
+	# place (arm64 patches text under stop_machine): at most 3 a place
+	# and 250 a second of the attach (docs/trace.md, "What attaching
+	# costs").
+	expect "attach round $1 within 3 context switches a place and 250 a second" "$(awk -v s="$_sw" -v p="$(grep -c . /tmp/hot.txt)" -v t="$_att" 'BEGIN { print (s != "" && t != "" && s <= 3 * p + 250 * t) ? "yes" : "no: " s " for " p " places in " t " s" }')" yes
 	case $1 in 1) kprobes_left attach ;; *) kprobes_left again ;; esac
 }
 
