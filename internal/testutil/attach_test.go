@@ -72,3 +72,50 @@ func TestAttachRatios(t *testing.T) {
 		t.Errorf("docs/trace.md says the attach goal holds on all four kernels: %v; the blocks: %v", said, all)
 	}
 }
+
+// TestAttachRawCalls: docs/trace.md's ranges of switches, hits and attach
+// seconds with Go and with raw system calls are those of the hot runs'
+// record it quotes.
+func TestAttachRawCalls(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(figuresDir(), "6.1-x86_64", "attach-raw-calls.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ lo, hi float64 }
+	widen := func(s *span, v float64) {
+		if s.hi == 0 || v < s.lo {
+			s.lo = v
+		}
+		s.hi = max(s.hi, v)
+	}
+	spans := map[string]map[string]*span{}
+	calls := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if m := regexp.MustCompile(`^run \d+ calls=(\w+)`).FindStringSubmatch(l); m != nil {
+			calls = m[1]
+			if spans[calls] == nil {
+				spans[calls] = map[string]*span{"switches": {}, "total": {}, "attach": {}, "places": {}}
+			}
+			continue
+		}
+		for key, s := range spans[calls] {
+			if m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(l); m != nil && strings.HasPrefix(l, "E2E attach ") {
+				v, _ := strconv.ParseFloat(m[1], 64)
+				widen(s, v)
+			}
+		}
+	}
+	g, r := spans["go"], spans["raw"]
+	if g == nil || r == nil {
+		t.Fatalf("the record has no go or no raw run: %v", spans)
+	}
+	want := fmt.Sprintf("Go calls had %.0f-%.0f switches and %.0f-%.0f hits while attaching, raw ones %.0f-%.0f and %.0f-%.0f:",
+		g["switches"].lo, g["switches"].hi, g["total"].lo, g["total"].hi, r["switches"].lo, r["switches"].hi, r["total"].lo, r["total"].hi)
+	// Every run attaches the same places, so the switches a place span
+	// as the switches do.
+	if g["places"].lo != g["places"].hi {
+		t.Fatalf("the Go runs' places differ: %v", *g["places"])
+	}
+	perPlace := fmt.Sprintf("%.0f to %.0f context switches of `trace`'s threads a place", g["switches"].lo/g["places"].lo, g["switches"].hi/g["places"].lo)
+	DocSays(t, "docs/trace.md", want, perPlace, fmt.Sprintf("%.2f-%.2f s with Go calls, %.2f-%.2f s raw", g["attach"].lo, g["attach"].hi, r["attach"].lo, r["attach"].hi))
+}
