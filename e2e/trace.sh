@@ -18,27 +18,39 @@ trace_start() {
 	rm -f "$_err"
 	"$BTFINLINE" trace "$@" >"$_out" 2>"$_err" &
 	TRACE_PID=$!
-	# The wait is light, for the attach it waits for is timed against
-	# kprobe_events' define, which has the guest's one CPU to itself:
-	# four greps a second, and read -t on a pipe nobody writes as the
-	# sleep. (The shell's read builtin reads a file a byte a system call:
-	# over --verbose's lines it took much of the CPU.)
+	# Four greps a second, and read -t on a pipe nobody writes as the
+	# sleep; several of these traces may run at once (the timed attach
+	# waits without polling: trace_start_piped). (The shell's read
+	# builtin reads a file a byte a system call: over --verbose's lines
+	# it took much of the CPU.)
 	[ -p /tmp/e2e-tick ] || mkfifo /tmp/e2e-tick
 	exec 9<>/tmp/e2e-tick
 	_i=0
 	while ! grep -q '^Attached' "$_err" 2>/dev/null; do
 		if ! kill -0 "$TRACE_PID" 2>/dev/null; then
 			exec 9<&-
-			echo "E2E error btfinline trace $* exited before attaching"
-			sed 's/^/E2E trace-stderr /' "$_err"
-			TRACE_PID=""
+			trace_not_attached "$_err" "$@"
 			return 1
 		fi
 		_i=$((_i + 1))
-		[ $_i -gt 480 ] && { exec 9<&-; echo "E2E error btfinline trace $* did not attach in 120 s"; return 1; }
+		[ $_i -gt 480 ] && { exec 9<&-; trace_not_attached "$_err" "$@"; return 1; }
 		read -r -t 0.25 _ <&9
 	done
 	exec 9<&-
+}
+
+# trace_not_attached ERR ARGS...: the error of a trace that did not say
+# "Attached": still running after 120 s, or exited (with its stderr).
+trace_not_attached() {
+	_e=$1
+	shift
+	if kill -0 "$TRACE_PID" 2>/dev/null; then
+		echo "E2E error btfinline trace $* did not attach in 120 s"
+	else
+		echo "E2E error btfinline trace $* exited before attaching"
+		sed 's/^/E2E trace-stderr /' "$_e"
+		TRACE_PID=""
+	fi
 }
 
 # trace_start_piped OUT ERR ARGS...: trace_start for an attach that is
@@ -65,16 +77,7 @@ trace_start_piped() {
 	# attaching ends the wait.
 	read -r -t 120 _ <&9
 	exec 9<&-
-	if ! grep -q '^Attached' "$_err"; then
-		if kill -0 "$TRACE_PID" 2>/dev/null; then
-			echo "E2E error btfinline trace $* did not attach in 120 s"
-		else
-			echo "E2E error btfinline trace $* exited before attaching"
-			sed 's/^/E2E trace-stderr /' "$_err"
-			TRACE_PID=""
-		fi
-		return 1
-	fi
+	grep -q '^Attached' "$_err" || { trace_not_attached "$_err" "$@"; return 1; }
 }
 
 # trace_stop ERR: SIGINT, wait, and print its stderr.
@@ -338,7 +341,8 @@ attach_btfinline() {
 	# (its --verbose line).
 	_att=$(sed -n 's/^Attached [0-9]* places of [0-9]* probe(s) in \([0-9.]*\) s.*/\1/p' /tmp/ha.err)
 	_last=$(sed -n 's/^btfinline trace: \([0-9]*\) places fired often while the others were attached.*/\1/p' /tmp/ha.err)
-	echo "E2E attach btfinline round=$1 places=$(grep -c . /tmp/hot.txt) start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
+	_places=$(grep -c . /tmp/hot.txt)
+	echo "E2E attach btfinline round=$1 places=$_places start-to-attached=$(secs "$t0" "$t1") stop-to-exit=$(secs "$t1" "$t2") attach=$_att attached-last=${_last:-0}"
 	_h=$(sed -n 's/^btfinline trace: \([0-9]*\) hits at \([0-9]*\) places while attaching, the most \([0-9]*\) at \(.*\)/total=\1 places-hit=\2 most=\3 at=\4/p' /tmp/ha.err)
 	_sw=$(sed -n 's/^btfinline trace: \([0-9]*\) context switches of its threads while attaching.*/\1/p' /tmp/ha.err)
 	echo "E2E attach hits-attaching round=$1 switches=${_sw:-0} ${_h:-total=0 places-hit=0 most=0 at=none}"
@@ -350,7 +354,7 @@ attach_btfinline() {
 	# place (arm64 patches text under stop_machine): at most 3 a place
 	# and 250 a second of the attach (docs/trace.md, "What attaching
 	# costs").
-	expect "attach round $1 within 3 context switches a place and 250 a second" "$(awk -v s="$_sw" -v p="$(grep -c . /tmp/hot.txt)" -v t="$_att" 'BEGIN { print (s != "" && t != "" && s <= 3 * p + 250 * t) ? "yes" : "no: " s " for " p " places in " t " s" }')" yes
+	expect "attach round $1 within 3 context switches a place and 250 a second" "$(awk -v s="$_sw" -v p="$_places" -v t="$_att" 'BEGIN { print (s != "" && t != "" && s <= 3 * p + 250 * t) ? "yes" : "no: " s " for " p " places in " t " s" }')" yes
 	case $1 in 1) kprobes_left attach ;; *) kprobes_left again ;; esac
 }
 

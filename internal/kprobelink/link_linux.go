@@ -60,11 +60,11 @@ func (p *PMU) Attach(prog int, addr, cookie uint64) (int, error) {
 		Ext1: 0,    // kprobe_func: none
 		Ext2: addr, // kprobe_addr
 	}
-	// Both system calls are raw: they take milliseconds under qemu (a
-	// kprobe's registration), and a Go system call that long has its P
-	// taken by sysmon and handed to another thread, which wakes, finds
-	// nothing and sleeps again, and the caller's thread waits for a P
-	// on return: about sixteen context switches a place on one CPU, each
+	// The system calls here are raw: the first takes milliseconds under
+	// qemu (a kprobe's registration), and a Go system call that long has
+	// its P taken by sysmon and handed to another thread, which wakes,
+	// finds nothing and sleeps again, and the caller's thread waits for a
+	// P on return: 13 to 17 context switches a place on one CPU, each
 	// through the scheduler code whose places a trace of a hot function
 	// attaches first (docs/trace.md, "What attaching costs"). A raw
 	// call keeps its P; Gosched after each place tells sysmon the
