@@ -215,6 +215,12 @@ if [ "$peer_perf" = 1 ] && [ "${E2E_PEER_BPFTRACE:-1}" != 0 ]; then
   peer_bpftrace=1
   e2e_need_pkgs bpftrace e2fsprogs
 fi
+# btfinline's commands read the guest's cache, filled through a local
+# debuginfod server (below), which reads the -dbg .deb with
+# libarchive-tools' bsdtar: without it, it indexes nothing and answers 404.
+# Installed here, where scripts/e2e-all prepares the runs one at a time:
+# two runs' apt-get at once fail on dpkg's lock.
+[ "$E2E_RESOLVER" = btfinline ] && e2e_need_pkgs debuginfod curl libarchive-tools
 phase "inputs ready"
 # E2E_PREPARE=1: stop here, with the packages, downloads and module in
 # place (scripts/e2e-all prepares the runs one by one, then boots them two
@@ -286,8 +292,7 @@ btfinline)
   # The guest kernel serves no .inline, as Debian ships it: its commands
   # without --inline read the cache (XDG_CACHE_HOME=/e2e/xdg), filled by
   # build id through a local debuginfod server; it must hold the bytes
-  # encode wrote.
-  e2e_need_pkgs debuginfod curl
+  # encode wrote (its packages come before "inputs ready").
   e2e_debuginfod_fill "$work/debuginfod" "$(ls "$cache/debs/linux-image-$ver-dbg_"*.deb | head -n 1)" "$root/e2e/xdg/btfinline" "$vmlinux" "$ko"
   for o in vmlinux:"$vmlinux" btfi_e2e:"$ko"; do
     cmp "$root/e2e/xdg/btfinline/$(e2e_build_id "${o#*:}")/${o%%:*}.inline" "$root/e2e/${o%%:*}.inline" ||
