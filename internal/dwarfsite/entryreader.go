@@ -31,7 +31,14 @@ type EntryReader struct {
 	tabOK  [maxEntryReaderTables]bool
 	tabSet [maxEntryReaderTables]bool
 	next   int
-	c      dwarfbuf.Buf
+	// lent is a table its owner parsed at offset lentOff (lentOK: it
+	// parsed) and keeps unchanged while the reader reads its unit: the
+	// worker's unit table, which the reader of the unit's own entry would
+	// otherwise parse again for one entry.
+	lent    *abbrevTable
+	lentOff uint64
+	lentOK  bool
+	c       dwarfbuf.Buf
 
 	hasLast, skipped bool
 	lastOff, seekOff dwarf.Offset
@@ -82,6 +89,10 @@ func (r *EntryReader) Seek(off dwarf.Offset) {
 
 // table makes u's abbreviation table r.tab; false if it does not parse.
 func (r *EntryReader) table(u *unitHdr) bool {
+	if r.lent != nil && r.lentOff == u.abbrev {
+		r.tab = r.lent
+		return r.lentOK
+	}
 	for i := range r.tabs {
 		if r.tabSet[i] && r.tabOff[i] == u.abbrev {
 			r.tab = &r.tabs[i]
@@ -94,6 +105,13 @@ func (r *EntryReader) table(u *unitHdr) bool {
 	r.tabOK[i] = r.tabs[i].parse(r.x.o.debug[".debug_abbrev"], u.abbrev, u) == nil
 	r.tab = &r.tabs[i]
 	return r.tabOK[i]
+}
+
+// lend makes r use t, parsed at off (ok: without error), for the units
+// whose table is at off, until the next call; t must not change while r
+// reads them.
+func (r *EntryReader) lend(off uint64, t *abbrevTable, ok bool) {
+	r.lent, r.lentOff, r.lentOK = t, off, ok
 }
 
 // slow hands the walk over to the debug/dwarf Reader.

@@ -200,6 +200,10 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	if u.is64 {
 		w.fmt.RefSize = 8
 	}
+	// The unit's table serves the walk and the read of the unit's entry.
+	tab := &w.tab
+	tabErr := tab.parse(w.o.debug[".debug_abbrev"], u.abbrev, u)
+	w.cu.lend(u.abbrev, tab, tabErr == nil)
 	cu, err := w.unitEntry(u)
 	if err != nil || cu == nil {
 		w.warn(".debug_info+0x%x: unit skipped: %v", u.dieOff, err)
@@ -216,8 +220,7 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	if !cu.Children {
 		return nil
 	}
-	tab := &w.tab
-	if err := tab.parse(w.o.debug[".debug_abbrev"], u.abbrev, u); err != nil {
+	if err := tabErr; err != nil {
 		w.warn("unit at .debug_info+0x%x skipped: %v", u.off, err)
 		return nil
 	}
