@@ -328,7 +328,7 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 		for i := 0; i < n; i++ {
 			useful = useful || bind[i].Kind == site.LocUnavailable && want[i] != nil && locs[i].Kind != site.LocUnavailable
 		}
-		if !useful {
+		if !useful || !w.allows(a, fn) {
 			continue
 		}
 		locs = slices.Clone(locs)
@@ -429,9 +429,10 @@ func located(locs []site.Location, n int) int {
 }
 
 // blockCandidates lists the addresses after the entry pc a probe may move
-// to (moveProbe), before branch targets are known, in address order, and
-// the instructions from the entry pc up to the last of them, both valid
-// until its next call.
+// to (moveProbe), before branch targets are known and before Text.Allows
+// is asked (moveProbe asks it of the few that locate a parameter more),
+// in address order, and the instructions from the entry pc up to the last
+// of them, both valid until its next call.
 func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn.Inst) {
 	sec := w.o.section(ps.addr)
 	if sec == nil {
@@ -443,13 +444,7 @@ func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn
 		return nil, nil
 	}
 	code = code[:end-ps.addr]
-	// Addresses as Text takes them: section offsets for ET_REL.
-	at := func(a uint64) uint64 {
-		if w.o.rel {
-			return a - sec.lo
-		}
-		return a
-	}
+	at := func(a uint64) uint64 { return w.o.textAddr(sec, a) }
 	out, insts := w.cands[:0], w.insts[:0]
 	defer func() { w.cands, w.insts = out[:0], insts[:0] }()
 	pc := ps.addr
@@ -462,7 +457,7 @@ func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn
 			if in.Kind == insn.Landing {
 				break
 			}
-			if inRanges(ps.ranges, pc) && w.opt.Text.Allows(sec.name, at(pc), fn.name) {
+			if inRanges(ps.ranges, pc) {
 				out = append(out, pc)
 			}
 		}
@@ -473,6 +468,21 @@ func (w *worker) blockCandidates(ps *pendingSite, fn *funcSym) ([]uint64, []insn
 		pc += uint64(in.Len)
 	}
 	return out, insts
+}
+
+// allows is Text.Allows of the address a in fn.
+func (w *worker) allows(a uint64, fn *funcSym) bool {
+	sec := w.o.section(a)
+	return sec != nil && w.opt.Text.Allows(sec.name, w.o.textAddr(sec, a), fn.name)
+}
+
+// textAddr is the address a, in sec, as Text takes it: a section offset
+// for ET_REL.
+func (o *object) textAddr(sec *secRange, a uint64) uint64 {
+	if o.rel {
+		return a - sec.lo
+	}
+	return a
 }
 
 func inRanges(rs [][2]uint64, a uint64) bool {
