@@ -69,6 +69,10 @@ type Converter struct {
 	pending              []btf.Type // ids first .. first+len-1, added by Commit
 	first                btf.TypeID
 
+	// visited is equiv's set of the pairs its comparison entered, reused
+	// from call to call (equiv never runs inside another).
+	visited map[pair]bool
+
 	// layers are the tables of the base chain, root first, and last own:
 	// those of dst's own types and of the pending ones.
 	layers   []*btfindex.Layer

@@ -115,7 +115,7 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 		c.kidScratch = kidsRead[:0]
 	}
 	if len(c.dies) >= maxDIECache {
-		c.dies = map[dwarf.Offset]*die{}
+		clear(c.dies) // keeps the room, which it fills again
 	}
 	c.dies[off] = d
 	return d, nil
@@ -221,10 +221,19 @@ func (c *Converter) equiv(off dwarf.Offset, id btf.TypeID) bool {
 	if r, ok := c.eqMemo[p]; ok {
 		return r
 	}
-	r := c.eq(off, id, map[pair]bool{}, 0)
+	if c.visited == nil || len(c.visited) > maxVisited {
+		c.visited = map[pair]bool{}
+	} else {
+		clear(c.visited)
+	}
+	r := c.eq(off, id, c.visited, 0)
 	c.eqMemo[p] = r
 	return r
 }
+
+// maxVisited bounds the set equiv keeps for the next call: clearing a map
+// costs its capacity, and a comparison that entered more pairs is rare.
+const maxVisited = 4096
 
 // skipTags follows TYPE_TAGs, which have no DWARF counterpart here.
 func (c *Converter) skipTags(id btf.TypeID) (btf.TypeID, *btf.Type) {
