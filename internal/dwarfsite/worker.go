@@ -1039,6 +1039,14 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 
 var unknownType = &typeInfo{name: "?", ct: &site.CType{Name: "?"}, size: -1}
 
+// C's spelling of the qualifier tags and of the tagged types' tags.
+var (
+	qualifiers = map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
+		dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}
+	tagKeywords = map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
+		dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}
+)
+
 // subrangeCount is the element count of a DW_TAG_subrange_type: its
 // DW_AT_count, or DW_AT_upper_bound + 1 (C arrays start at 0); -1 when
 // neither is a constant (flexible arrays, VLAs).
@@ -1105,8 +1113,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		}
 		t.ct = &site.CType{Kind: site.CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
-		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
-			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[e.tag]
+		q := qualifiers[e.tag]
 		it := in()
 		t.size, t.signed = it.size, it.signed
 		t.ct = &site.CType{Kind: site.CQual, Name: q, Elem: it.ct}
@@ -1117,8 +1124,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			t.ct = it.ct
 		}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
-		kw := map[dwarf.Tag]string{dwarf.TagStructType: "struct", dwarf.TagUnionType: "union",
-			dwarf.TagClassType: "class", dwarf.TagEnumerationType: "enum"}[e.tag]
+		kw := tagKeywords[e.tag]
 		if name == "" {
 			name = "{...}"
 		}
