@@ -21,11 +21,10 @@ func TestAttachRatios(t *testing.T) {
 	root := repoRoot()
 	doc := filepath.Join(root, "docs", "trace.md")
 	num := func(line, key string) float64 {
-		m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(line)
-		if m == nil {
+		v, ok := e2eField(line, key)
+		if !ok {
 			t.Fatalf("no %s= in %q", key, line)
 		}
-		v, _ := strconv.ParseFloat(m[1], 64)
 		return v
 	}
 	ratio := map[string]string{}
@@ -121,8 +120,7 @@ func TestAttachRawCalls(t *testing.T) {
 			continue
 		}
 		for key, s := range spans[calls] {
-			if m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(l); m != nil && strings.HasPrefix(l, "E2E attach ") {
-				v, _ := strconv.ParseFloat(m[1], 64)
+			if v, ok := e2eField(l, key); ok && strings.HasPrefix(l, "E2E attach ") {
 				widen(s, v)
 			}
 		}
@@ -140,4 +138,15 @@ func TestAttachRawCalls(t *testing.T) {
 	}
 	perPlace := fmt.Sprintf("%.0f to %.0f context switches of `trace`'s threads a place", g["switches"].lo/g["places"].lo, g["switches"].hi/g["places"].lo)
 	DocSays(t, "docs/trace.md", want, perPlace, fmt.Sprintf("%.2f-%.2f s with Go calls, %.2f-%.2f s raw", g["attach"].lo, g["attach"].hi, r["attach"].lo, r["attach"].hi))
+}
+
+// e2eField is the number after key= in an e2e line, false when the line
+// has none.
+func e2eField(line, key string) (float64, bool) {
+	m := regexp.MustCompile(`\b` + key + `=([0-9.]+)`).FindStringSubmatch(line)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	return v, err == nil
 }
