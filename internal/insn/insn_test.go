@@ -211,6 +211,45 @@ func TestExtension(t *testing.T) {
 	}
 }
 
+// TestLongSum: a sum of more terms than a scan merges (sumScan) is
+// merged and ordered as a short one, whatever the order of its terms,
+// and the shared leaves (small constants, registers) are the values a
+// new node would be.
+func TestLongSum(t *testing.T) {
+	const n = 3 * sumScan
+	leaf := func(i int) Value {
+		if i%2 == 0 {
+			return Reg(uint32(i)) // shared below 64, made above
+		}
+		return Load(Const(uint64(0x1000*i)), 8, 0)
+	}
+	var up, down, twice Value
+	up, down, twice = Const(0), Const(0), Const(0)
+	for i := range n {
+		up = Add(up, leaf(i))
+		down = Add(down, leaf(n-1-i))
+		twice = Add(twice, Add(leaf(i), leaf(i)))
+	}
+	if up.String() != down.String() {
+		t.Errorf("order matters:\n%v\n%v", up, down)
+	}
+	if !Equal(Add(up, up), twice, 8) {
+		t.Errorf("x+x is not 2x past %d terms:\n%v\n%v", sumScan, Add(up, up), twice)
+	}
+	if !Equal(Sub(up, up), Const(0), 8) {
+		t.Errorf("x-x = %v", Sub(up, up))
+	}
+	for _, tc := range []struct{ shared, made Value }{
+		{Const(7), Value{mk(&node{kind: kConst, c: 7})}},
+		{Reg(3), Value{mk(&node{kind: kReg, c: 3})}},
+		{Reg(100), Value{mk(&node{kind: kReg, c: 100})}},
+	} {
+		if tc.shared.String() != tc.made.String() || tc.shared.n.kind != tc.made.n.kind || tc.shared.n.c != tc.made.n.c {
+			t.Errorf("leaf %v, want %v", tc.shared, tc.made)
+		}
+	}
+}
+
 // FuzzDecode: any bytes decode to an instruction or an error, and
 // stepping a state through them never panics.
 func FuzzDecode(f *testing.F) {

@@ -2,8 +2,9 @@ package insn
 
 import (
 	"debug/elf"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/x86/x86asm"
@@ -99,10 +100,32 @@ func mask(bits uint) uint64 {
 }
 
 // Const is the value c.
-func Const(c uint64) Value { return Value{mk(&node{kind: kConst, c: c})} }
+func Const(c uint64) Value {
+	if c < uint64(len(smallConsts)) {
+		return Value{smallConsts[c]}
+	}
+	return Value{mk(&node{kind: kConst, c: c})}
+}
 
 // Reg is the value register r (a DWARF number) had at the start.
-func Reg(r uint32) Value { return Value{mk(&node{kind: kReg, c: uint64(r)})} }
+func Reg(r uint32) Value {
+	if int(r) < len(regs) {
+		return Value{regs[r]}
+	}
+	return Value{mk(&node{kind: kReg, c: uint64(r)})}
+}
+
+// Nodes never change once made, so the most common leaves are made once
+// and shared: a probe evaluation builds hundreds of thousands of values.
+var smallConsts, regs = leaves(kConst, 256), leaves(kReg, 64)
+
+func leaves(k nodeKind, n int) []*node {
+	ns := make([]*node, n)
+	for i := range ns {
+		ns[i] = mk(&node{kind: k, c: uint64(i)})
+	}
+	return ns
+}
 
 // Load is the size bytes (1 to 8) at addr, zero-extended, as memory was
 // after epoch stores (State.Epoch).
@@ -129,8 +152,7 @@ func (v Value) String() string {
 
 func lin(terms []term, c uint64) *node {
 	// Merge equal terms, drop zero coefficients, sort by key.
-	m := map[string]int{}
-	var out []term
+	var s sum
 	for _, t := range terms {
 		if t.v.kind == kConst {
 			c += t.coef * t.v.c
@@ -138,13 +160,14 @@ func lin(terms []term, c uint64) *node {
 		}
 		if t.v.kind == kLin {
 			for _, u := range t.v.terms {
-				out, m = addTerm(out, m, term{t.coef * u.coef, u.v})
+				s.add(term{t.coef * u.coef, u.v})
 			}
 			c += t.coef * t.v.c
 			continue
 		}
-		out, m = addTerm(out, m, t)
+		s.add(t)
 	}
+	out := s.out
 	k := 0
 	for _, t := range out {
 		if t.coef != 0 {
@@ -159,17 +182,45 @@ func lin(terms []term, c uint64) *node {
 	if len(out) == 1 && out[0].coef == 1 && c == 0 {
 		return out[0].v
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].v.key < out[j].v.key })
+	// The keys are distinct (merged above): any sort gives one order.
+	slices.SortFunc(out, func(a, b term) int { return strings.Compare(a.v.key, b.v.key) })
 	return mk(&node{kind: kLin, terms: out, c: c})
 }
 
-func addTerm(out []term, m map[string]int, t term) ([]term, map[string]int) {
-	if i, ok := m[t.v.key]; ok {
-		out[i].coef += t.coef
-		return out, m
+// sum collects terms, merging those of the same key. Most sums have a
+// few terms, which a scan finds faster than a map; a long one (built
+// from a long run of instructions) gets the map, so that it stays
+// linear.
+type sum struct {
+	out []term
+	idx map[string]int
+}
+
+const sumScan = 16
+
+func (s *sum) add(t term) {
+	if s.idx == nil && len(s.out) < sumScan {
+		for i := range s.out {
+			if s.out[i].v.key == t.v.key {
+				s.out[i].coef += t.coef
+				return
+			}
+		}
+		s.out = append(s.out, t)
+		return
 	}
-	m[t.v.key] = len(out)
-	return append(out, t), m
+	if s.idx == nil {
+		s.idx = make(map[string]int, 2*sumScan)
+		for i, u := range s.out {
+			s.idx[u.v.key] = i
+		}
+	}
+	if i, ok := s.idx[t.v.key]; ok {
+		s.out[i].coef += t.coef
+		return
+	}
+	s.idx[t.v.key] = len(s.out)
+	s.out = append(s.out, t)
 }
 
 // Add, Sub, Mul, And, Or, Xor, Not, Neg, Shl, Shr, Sar and Sext are the
