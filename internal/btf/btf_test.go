@@ -414,6 +414,24 @@ func TestAddChecksSize(t *testing.T) {
 	}
 }
 
+// TestMember: Member(i) is Members()[i], and NumMembers their count,
+// also for a record whose data is shorter than its vlen says.
+func TestMember(t *testing.T) {
+	ms := []Member{{1, 2, 0}, {3, 4, 32}, {5, 6, 1<<24 | 64}}
+	short := Type{Info: MakeInfo(KindStruct, 3, false), Data: []uint32{1, 2, 0, 3, 4}}
+	for _, ty := range []Type{NewStruct(7, 16, ms, false), NewStruct(7, 8, ms[:1], true), NewStruct(7, 0, nil, false), short} {
+		want := ty.Members()
+		if ty.NumMembers() != len(want) {
+			t.Errorf("%v: NumMembers %d, want %d", ty.Kind(), ty.NumMembers(), len(want))
+		}
+		for i, m := range want {
+			if got := ty.Member(i); got != m {
+				t.Errorf("%v: Member(%d) = %+v, want %+v", ty.Kind(), i, got, m)
+			}
+		}
+	}
+}
+
 // TestMarshalOrder: new BTF is written header | types | layout | strings.
 func TestMarshalOrder(t *testing.T) {
 	s := allKinds(t)

@@ -210,6 +210,16 @@ func (t *Type) Members() []Member {
 	return m
 }
 
+// NumMembers is len(t.Members()), and Member(i) its i-th element,
+// without the slice: for a reader of many structs that keeps none.
+func (t *Type) NumMembers() int { return len(t.elems(0, 3)) / 3 }
+
+// Member returns member i of a STRUCT or UNION, 0 <= i < NumMembers().
+func (t *Type) Member(i int) Member {
+	d := t.elems(0, 3)[3*i:]
+	return Member{d[0], TypeID(d[1]), d[2]}
+}
+
 // MemberBitOffset returns the bit offset and bitfield size of m in t.
 func (t *Type) MemberBitOffset(m Member) (bitOff, bitSize uint32) {
 	if t.KindFlag() {

@@ -314,18 +314,18 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 			return false
 		}
 		ms := d.members()
-		bm := t.Members()
-		if len(ms) != len(bm) || len(bm) != t.Vlen() {
+		if nb := t.NumMembers(); len(ms) != nb || nb != t.Vlen() {
 			return false
 		}
 		for i, m := range ms {
-			bo, bs := t.MemberBitOffset(bm[i])
-			if !c.dst.StringIs(bm[i].NameOff, m.name) || int64(bo) != m.bitOff || int64(bs) != m.bitSize {
+			bm := t.Member(i)
+			bo, bs := t.MemberBitOffset(bm)
+			if !c.dst.StringIs(bm.NameOff, m.name) || int64(bo) != m.bitOff || int64(bs) != m.bitSize {
 				return false
 			}
 		}
 		for i, m := range ms {
-			if !c.eqPointee0(m.typ, bm[i].Type, visited, depth+1, false) {
+			if !c.eqPointee0(m.typ, t.Member(i).Type, visited, depth+1, false) {
 				return false
 			}
 		}
