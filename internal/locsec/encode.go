@@ -17,6 +17,7 @@ import (
 
 	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/btfindex"
+	"github.com/btfinline/btfinline/internal/chunk"
 )
 
 // TypeMapper gives the BTF id, in the chain of the Spec being encoded, of a
@@ -389,7 +390,7 @@ func (e *encoder) collectShard(b *Builder, s *shard, infos []*funcInfo) {
 	}
 	protoIdx := map[string]int{}
 	paramIdx := map[locKey]int{}
-	var refs []int
+	var refs, kept []int // kept: a chunk the distinct tuples are cut from
 	var keyBuf []byte
 	for _, c := range s.chunks {
 		for i := range c {
@@ -432,7 +433,7 @@ func (e *encoder) collectShard(b *Builder, s *shard, infos []*funcInfo) {
 			if !seen {
 				pi = len(s.protoParams)
 				protoIdx[string(keyBuf)] = pi
-				s.protoParams = append(s.protoParams, append([]int(nil), refs...))
+				s.protoParams = append(s.protoParams, chunk.Keep(&kept, refs, 1024))
 			}
 			s.bySec[cs.sec] = append(s.bySec[cs.sec], btf.LocEntry{Func: fi.id, Offset: uint32(cs.off), LocProto: btf.TypeID(pi)})
 		}
@@ -844,23 +845,23 @@ func (e *encoder) planFunc(p *funcPlan, f *site.Func, ret btf.TypeID, ptypes []b
 			names[i] = "arg" + strconv.Itoa(i+1)
 		}
 	}
-	var kb strings.Builder
-	kb.WriteString(strconv.FormatUint(uint64(ret), 10))
+	// The prototype's key is the tail of the function's: one string.
+	kb := make([]byte, 0, len(f.Name)+16+24*len(names))
+	kb = append(append(kb, f.Name...), 0)
+	kb = strconv.AppendUint(kb, uint64(ret), 10)
 	for i := range names {
-		kb.WriteByte('|')
-		kb.WriteString(strconv.FormatUint(uint64(ptypes[i]), 10))
-		kb.WriteByte(':')
-		kb.WriteString(names[i])
+		kb = strconv.AppendUint(append(kb, '|'), uint64(ptypes[i]), 10)
+		kb = append(append(kb, ':'), names[i]...)
 	}
 	if f.Variadic {
-		kb.WriteString("|0:")
+		kb = append(kb, "|0:"...)
 	}
-	pkey := kb.String()
+	fkey := string(kb)
 	n := len(names)
 	if f.Variadic {
 		n++
 	}
-	*p = funcPlan{names: names, ret: ret, pkey: pkey, fkey: f.Name + "\x00" + pkey,
+	*p = funcPlan{names: names, ret: ret, pkey: fkey[len(f.Name)+1:], fkey: fkey,
 		fi: funcInfo{nparam: n, ptypes: ptypes, psizes: make([]uint32, len(ptypes))}}
 	for i, t := range ptypes {
 		p.fi.psizes[i] = e.typeSize(t)

@@ -75,6 +75,11 @@ type Func struct {
 // variadic, parameter names and types.
 func (f *Func) Key() string {
 	var sb strings.Builder
+	n := len(f.Name) + len(f.DeclFile) + len(f.Return) + 16
+	for _, p := range f.Params {
+		n += len(p.Name) + len(p.Type) + 2
+	}
+	sb.Grow(n) // one allocation: a key is spelled for each function of each unit
 	sb.WriteString(f.Name)
 	sb.WriteByte(0)
 	sb.WriteString(f.DeclFile)
