@@ -62,6 +62,9 @@ type evalEnv struct {
 	size    uint8 // byte size of the parameter's type, 0 if unknown
 	// addrx resolves a .debug_addr index (DW_OP_addrx, DW_OP_constx).
 	addrx func(idx uint64) (uint64, bool)
+	// stack, when set, is the evaluation stack's memory, handed from
+	// expression to expression (nil: a new one each time).
+	stack *[]sval
 }
 
 type piece struct {
@@ -72,8 +75,13 @@ type piece struct {
 
 // classify turns a decoded expression into a Location at the site.
 func classify(ins []instr, env *evalEnv) site.Location {
-	var pieces []piece
+	var pb [2]piece // a value is one or two pieces
+	pieces := pb[:0]
 	st := exprState{}
+	if sp := env.stack; sp != nil {
+		st.stack = (*sp)[:0]
+		defer func() { *sp = st.stack[:0] }()
+	}
 	for i := range ins {
 		in := &ins[i]
 		if in.opcode == opPiece {
@@ -82,7 +90,7 @@ func classify(ins []instr, env *evalEnv) site.Location {
 				return l
 			}
 			pieces = append(pieces, piece{loc: l, size: in.A, ok: ok})
-			st = exprState{}
+			st = exprState{stack: st.stack[:0]}
 			continue
 		}
 		if in.opcode == opBitPiece {

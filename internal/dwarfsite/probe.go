@@ -275,7 +275,9 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 		return viewOnly
 	}
 	atEntry := s.Caller != "" && s.CallerOff == 0
-	bexpr := make([][]byte, len(s.Params))
+	// The scratch below lives for this call only: the worker's memory
+	// serves site after site.
+	bexpr := scratch(&w.mp.bexpr, len(s.Params))
 	bind, bvo := w.locate(ps, point{pc: ps.addr, view: ps.view, orNext: true}, atEntry, false, bexpr, nil)
 	if located(bind, n) > located(s.Params, n) {
 		s.Params, viewOnly = bind, bvo
@@ -300,20 +302,15 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	}
 	// What each binding says the argument is, over the entry state.
 	st := insn.NewState(w.o.f.Machine)
-	want := make([][]symPiece, n)
+	want := scratch(&w.mp.want, n)
 	for i := 0; i < n; i++ {
 		if bexpr[i] != nil {
 			want[i], _ = w.symEval(bexpr[i], st, ps.fi.sizes[i])
 		}
 	}
-	type eval struct {
-		locs     []site.Location
-		viewOnly int
-		located  int
-	}
-	evals := make([]eval, len(cands))
+	evals := scratch(&w.mp.evals, len(cands))
 	best, bestN := -1, located(bind, n)
-	exprs := make([][]byte, len(bind))
+	exprs := scratch(&w.mp.exprs, len(bind))
 	next := 0 // the next instruction to apply to st
 	for ci, a := range cands {
 		for ; next < len(insts) && insts[next].PC() < a; next++ {
@@ -338,7 +335,7 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 		for i := n; i < len(locs); i++ {
 			locs[i] = bind[i] // the varargs slot: never located
 		}
-		evals[ci] = eval{locs, vo, located(locs, n)}
+		evals[ci] = candEval{locs, vo, located(locs, n)}
 		if evals[ci].located > bestN {
 			best, bestN = ci, evals[ci].located
 		}
@@ -378,6 +375,30 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	s.CallerOff += s.Moved
 	w.stats.Moved++
 	return evals[best].viewOnly
+}
+
+// candEval is moveProbe's evaluation of a candidate address.
+type candEval struct {
+	locs     []site.Location
+	viewOnly int
+	located  int
+}
+
+// probeScratch is moveProbe's memory, reused from site to site.
+type probeScratch struct {
+	bexpr, exprs [][]byte
+	want         [][]symPiece
+	evals        []candEval
+}
+
+// scratch returns n cleared elements of *buf, growing it when short.
+func scratch[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	b := (*buf)[:n]
+	clear(b)
+	return b
 }
 
 // provenAt is parameter i's location at a later address: the location
@@ -523,12 +544,15 @@ const (
 // anything but registers, constants, addresses, arithmetic, loads and
 // pieces of those (entry values, implicit pointers, typed operations).
 func (w *worker) symEval(expr []byte, st *insn.State, size int64) ([]symPiece, bool) {
-	ins, err := decodeExpr(expr, w.fmt, "", 0)
+	ins, err := decodeExprTo(w.symIns[:0], expr, w.fmt, "", 0)
+	w.symIns = ins[:0]
 	if err != nil || len(ins) == 0 {
 		return nil, false
 	}
+	// The stack's memory goes from call to call; the pieces are kept.
+	stack := w.symStack[:0]
+	defer func() { w.symStack = stack[:0] }()
 	var (
-		stack  []insn.Value
 		pieces []symPiece
 		loc    insn.Value // a register location or an implicit value
 		hasLoc bool

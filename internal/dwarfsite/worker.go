@@ -63,6 +63,21 @@ type worker struct {
 	// unit is read (its sites are finished by then).
 	listScratch []locEntry
 	lists       chunk.Pool[locEntry]
+	// rngs holds the unit's sites' range lists (ps.ranges, and
+	// site.Ranges for a Sink), read into rngScratch first.
+	rngs       chunk.Pool[[2]uint64]
+	rngScratch [][2]uint64
+	// funcAt's: the unit's funcInfos and their slices (pools), and the
+	// scratch a function's parameters are read into.
+	fis             chunk.Pool[funcInfo]
+	fiOne           [1]funcInfo
+	fiOffs          chunk.Pool[dwarf.Offset]
+	fiSizes         chunk.Pool[int64]
+	fiSigned        chunk.Pool[bool]
+	fpParams        []site.Param
+	fpOffs, fpTypes []dwarf.Offset
+	fpSizes         []int64
+	fpSigned        []bool
 	// ll is the unit's location list section (llSet: looked up).
 	ll    *locListSec
 	llSet bool
@@ -83,6 +98,12 @@ type worker struct {
 	attrs siteAttrs
 	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
 	ins []instr
+	// stack is the expression evaluation stack of paramEnv's envs.
+	stack []sval
+	mp    probeScratch
+	// symEval's instructions and stack, reused from call to call.
+	symIns   []instr
+	symStack []insn.Value
 }
 
 type funcInfo struct {
@@ -138,11 +159,16 @@ func newWorker(x *Object, opt *Options) *worker {
 	w := &worker{
 		x: x, o: x.o, opt: opt,
 		cu: x.EntryReader(), r: &lazyReader{x: x}, lk: &lazyReader{x: x},
-		lists:   chunk.Pool[locEntry]{Min: listChunkLen},
-		funcs:   make(map[dwarf.Offset]*funcInfo),
-		types:   make(map[dwarf.Offset]*typeInfo),
-		files:   make(map[dwarf.Offset]*unitFiles),
-		abbrevs: make(map[uint64]*abbrevTable),
+		lists:    chunk.Pool[locEntry]{Min: listChunkLen},
+		rngs:     chunk.Pool[[2]uint64]{Min: rangeChunkLen},
+		fis:      chunk.Pool[funcInfo]{Min: 256},
+		fiOffs:   chunk.Pool[dwarf.Offset]{Min: 1024},
+		fiSizes:  chunk.Pool[int64]{Min: 1024},
+		fiSigned: chunk.Pool[bool]{Min: 1024},
+		funcs:    make(map[dwarf.Offset]*funcInfo),
+		types:    make(map[dwarf.Offset]*typeInfo),
+		files:    make(map[dwarf.Offset]*unitFiles),
+		abbrevs:  make(map[uint64]*abbrevTable),
 	}
 	w.addrxFn = w.addrx
 	w.look.w = w
@@ -189,6 +215,11 @@ func (w *worker) unit(u *unitHdr) []site.Site {
 	clear(w.types)
 	clear(w.files)
 	w.lists.Reset()
+	w.rngs.Reset()
+	w.fis.Reset()
+	w.fiOffs.Reset()
+	w.fiSizes.Reset()
+	w.fiSigned.Reset()
 	w.u = u
 	w.ll, w.llSet = nil, false
 	// Older units spell pointer classes as constants, which debug/dwarf
@@ -406,7 +437,11 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 			}
 		}
 	} else {
-		ranges, err = w.ranges(e)
+		ranges, err = w.ranges(e, w.rngScratch[:0])
+		if err == nil {
+			w.rngScratch = ranges[:0]
+			ranges = w.rngs.Keep(ranges)
+		}
 	}
 	if err != nil {
 		w.warn(".debug_info+0x%x: inlined subroutine skipped: ranges: %v", e.off, err)
@@ -485,12 +520,20 @@ func (w *worker) newSite(e *siteAttrs, depth int) *pendingSite {
 		s.Addr = sec.addr + s.SectionOff
 	}
 	if len(ranges) > 0 {
-		s.Ranges = make([][2]uint64, len(ranges))
-		for i, r := range ranges {
+		// For a Sink, the ranges need outlive only the unit; its sites
+		// share one pool instead of a slice each.
+		out := w.rngScratch[:0]
+		for _, r := range ranges {
 			if sec != nil && w.o.rel && r[0] >= sec.lo && r[1] <= sec.hi {
 				r[0], r[1] = r[0]-sec.lo+sec.addr, r[1]-sec.lo+sec.addr
 			}
-			s.Ranges[i] = r
+			out = append(out, r)
+		}
+		w.rngScratch = out[:0]
+		if w.opt.Sink != nil {
+			s.Ranges = w.rngs.Keep(out)
+		} else {
+			s.Ranges = slices.Clone(out)
 		}
 	}
 	if v, ok := e.callLine.int(); ok {
@@ -627,7 +670,7 @@ func paramIndex(fi *funcInfo, pe *paramEntry) int {
 
 // paramEnv is what evaluating a location of parameter i of fi needs.
 func (w *worker) paramEnv(fi *funcInfo, i int, atEntry bool) evalEnv {
-	env := evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrxFn}
+	env := evalEnv{f: w.fmt, atEntry: atEntry, addrx: w.addrxFn, stack: &w.stack}
 	if sz := fi.sizes[i]; sz > 0 && sz <= 255 {
 		env.size = uint8(sz)
 	}
@@ -724,6 +767,9 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 
 // listChunkLen is how many location-list entries one allocation holds.
 const listChunkLen = 512
+
+// rangeChunkLen is how many address ranges one allocation holds (16 KiB).
+const rangeChunkLen = 1024
 
 // paramList reads the location list of pe (whose DW_AT_location is of a
 // list class); false when it cannot be read (reported through warnf).
@@ -986,8 +1032,10 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	if fn.Name == "" {
 		return nil, &FormatError{Section: ".debug_info", Offset: int64(off), Msg: "inlined function has no name"}
 	}
-	fi := &funcInfo{fn: fn}
-	var typeOffs []dwarf.Offset
+	// The parameters are read into the worker's scratch first, then
+	// kept at their count: fn outlives the unit (the encoder keeps it),
+	// and the rest of fi lives in pools the next unit writes again.
+	params, offs, typeOffs := w.fpParams[:0], w.fpOffs[:0], w.fpTypes[:0]
 	if hasParams {
 		w.look.Seek(paramsAt)
 		w.look.Next()
@@ -1005,8 +1053,8 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 				p.Name, _ = e.name.str()
 				to, _ := e.typ.offset()
 				p.TypeOff = uint64(to)
-				fi.paramOffs = append(fi.paramOffs, e.off)
-				fn.Params = append(fn.Params, p)
+				offs = append(offs, e.off)
+				params = append(params, p)
 				typeOffs = append(typeOffs, to)
 			case dwarf.TagUnspecifiedParameters:
 				fn.Variadic = true
@@ -1016,6 +1064,12 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 			}
 		}
 	}
+	w.fpParams, w.fpOffs, w.fpTypes = params[:0], offs[:0], typeOffs[:0]
+	if len(params) > 0 {
+		fn.Params = slices.Clone(params)
+	}
+	w.fiOne[0] = funcInfo{fn: fn, paramOffs: w.fiOffs.Keep(offs)}
+	fi := &w.fis.Keep(w.fiOne[:])[0]
 	if declUnit != nil {
 		fn.DeclFile = w.fileName(declUnit, declFile)
 	}
@@ -1024,15 +1078,18 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 		t := w.typeAt(retType, 0)
 		fn.Return, fn.RetTypeOff = t.name, uint64(retType)
 	}
+	sizes, signed := w.fpSizes[:0], w.fpSigned[:0]
 	for i, to := range typeOffs {
 		t := unknownType
 		if to != 0 {
 			t = w.typeAt(to, 0)
 		}
 		fn.Params[i].Type = t.name
-		fi.sizes = append(fi.sizes, t.size)
-		fi.signed = append(fi.signed, t.signed)
+		sizes = append(sizes, t.size)
+		signed = append(signed, t.signed)
 	}
+	fi.sizes, fi.signed = w.fiSizes.Keep(sizes), w.fiSigned.Keep(signed)
+	w.fpSizes, w.fpSigned = sizes[:0], signed[:0]
 	w.funcs[off] = fi
 	return fi, nil
 }
@@ -1075,27 +1132,33 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 	if err != nil || le == nil || le.tag == 0 {
 		return unknownType
 	}
-	// The reader's entry is overwritten by the reads below.
-	e := new(lookEntry)
-	*e = *le
+	// The reader's entry is overwritten by the reads below: what they
+	// need of it is taken first.
+	tag, children := le.tag, le.children
+	enc, _ := le.encoding.int()
 	// Guard against cycles through corrupt references.
 	w.types[off] = unknownType
-	name, _ := e.name.str()
-	size, hasSize := e.byteSize.int()
+	name, _ := le.name.str()
+	size, hasSize := le.byteSize.int()
 	if !hasSize {
 		size = -1
 	}
-	inner, hasInner := e.typ.offset()
-	t := &typeInfo{size: size, ct: &site.CType{Kind: site.CNamed, Name: name}}
+	inner, hasInner := le.typ.offset()
+	// A type and its own spelling node in one allocation.
+	box := &struct {
+		t  typeInfo
+		ct site.CType
+	}{typeInfo{size: size}, site.CType{Kind: site.CNamed, Name: name}}
+	t := &box.t
+	t.ct = &box.ct
 	in := func() *typeInfo {
 		if !hasInner {
 			return &typeInfo{size: -1}
 		}
 		return w.typeAt(inner, depth+1)
 	}
-	switch e.tag {
+	switch tag {
 	case dwarf.TagBaseType:
-		enc, _ := e.encoding.int()
 		t.signed = enc == 0x05 || enc == 0x06 || enc == 0x0d // signed, signed_char, signed_fixed
 	case dwarf.TagUnspecifiedType:
 		if name == "" {
@@ -1106,14 +1169,14 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			t.size = int64(w.fmt.AddrSize)
 		}
 		star := "*"
-		if e.tag == dwarf.TagReferenceType {
+		if tag == dwarf.TagReferenceType {
 			star = "&"
-		} else if e.tag == dwarf.TagRvalueReferenceType {
+		} else if tag == dwarf.TagRvalueReferenceType {
 			star = "&&"
 		}
 		t.ct = &site.CType{Kind: site.CPtr, Name: star, Elem: in().ct}
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
-		q := qualifiers[e.tag]
+		q := qualifiers[tag]
 		it := in()
 		t.size, t.signed = it.size, it.signed
 		t.ct = &site.CType{Kind: site.CQual, Name: q, Elem: it.ct}
@@ -1124,12 +1187,12 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 			t.ct = it.ct
 		}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType, dwarf.TagEnumerationType:
-		kw := tagKeywords[e.tag]
+		kw := tagKeywords[tag]
 		if name == "" {
 			name = "{...}"
 		}
 		t.ct.Name = kw + " " + name
-		if e.tag == dwarf.TagEnumerationType && hasInner {
+		if tag == dwarf.TagEnumerationType && hasInner {
 			it := w.typeAt(inner, depth+1)
 			t.signed = it.signed
 			if t.size < 0 {
@@ -1141,7 +1204,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// outermost first; read them before recursing, which moves the
 		// lookup reader.
 		var dims []int64
-		if e.children {
+		if children {
 			for {
 				c, err := w.look.Next()
 				if err != nil || c == nil || c.tag == 0 {
@@ -1168,7 +1231,7 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 		// reader is reused by the recursion.
 		var args []dwarf.Offset
 		fn := &site.CType{Kind: site.CFunc}
-		if e.children {
+		if children {
 			for {
 				c, err := w.look.Next()
 				if err != nil || c == nil || c.tag == 0 {
@@ -1203,9 +1266,8 @@ func (w *worker) typeAt(off dwarf.Offset, depth int) *typeInfo {
 // ranges is debug/dwarf's Data.Ranges for an entry of the unit being
 // read, without its cost: Data.Ranges decodes the unit's entry again on
 // every call to find the base address, which w.rngBase keeps. It reads
-// the lists the same way, to the same result.
-func (w *worker) ranges(e *siteAttrs) ([][2]uint64, error) {
-	var ret [][2]uint64
+// the lists the same way, to the same result, appended to ret.
+func (w *worker) ranges(e *siteAttrs, ret [][2]uint64) ([][2]uint64, error) {
 	low, lowOK := e.lowpc.uint()
 	var high uint64
 	var highOK bool
