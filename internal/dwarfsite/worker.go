@@ -33,6 +33,10 @@ type worker struct {
 	funcs map[dwarf.Offset]*funcInfo
 	types map[dwarf.Offset]*typeInfo
 	files map[dwarf.Offset]*unitFiles // file tables by unit offset
+	// paths are the paths spell made, by directory and name, npaths
+	// of them.
+	paths  map[string]map[string]string
+	npaths int
 	// abbrevs caches abbreviation tables by offset, for abbrevAt.
 	abbrevs map[uint64]*abbrevTable
 
@@ -148,6 +152,7 @@ type paramEntry struct {
 	// candidate address of the site (list: 1 read, 2 unreadable).
 	list     []locEntry
 	listRead uint8
+	memo     exprMemo
 }
 
 type frame struct {
@@ -744,7 +749,7 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 		if pe.loc.kind == valBytes {
 			expr = pe.loc.b
 		}
-		l, expr = w.exprLoc(expr, ".debug_info", int64(pe.off), env, warnf)
+		l, expr = w.memoExprLoc(pe, expr, ".debug_info", int64(pe.off), env, warnf)
 		return l, false, expr
 	case dwarf.ClassLocListPtr, dwarf.ClassLocList:
 		ll, es, ok := w.paramList(pe, warnf)
@@ -759,10 +764,34 @@ func (w *worker) paramLoc(pe *paramEntry, pt point, env *evalEnv, warn bool) (l 
 			return site.Location{}, false, nil
 		}
 		viewOnly = e.HasViews && e.Low == e.High
-		l, expr = w.exprLoc(e.Expr, ll.Name, e.ExprOff, env, warnf)
+		l, expr = w.memoExprLoc(pe, e.Expr, ll.Name, e.ExprOff, env, warnf)
 		return l, viewOnly, expr
 	}
 	return unavailable(ReasonMalformed), false, nil
+}
+
+// memoExprLoc is exprLoc, given again without evaluating when pe's last
+// evaluation was of the same expression (the same bytes of the section)
+// in the same kind of place: moveProbe evaluates a site's parameters at
+// every candidate address, and consecutive candidates mostly fall in the
+// same list entry. Only the first evaluation warns anyway.
+func (w *worker) memoExprLoc(pe *paramEntry, expr []byte, sec string, exprOff int64, env *evalEnv, warnf func(string, ...any)) (site.Location, []byte) {
+	m := &pe.memo
+	if m.set && m.atEntry == env.atEntry && len(m.expr) == len(expr) && (len(expr) == 0 || &m.expr[0] == &expr[0]) {
+		return m.loc, m.out
+	}
+	l, out := w.exprLoc(expr, sec, exprOff, env, warnf)
+	*m = exprMemo{set: true, expr: expr, atEntry: env.atEntry, loc: l, out: out}
+	return l, out
+}
+
+// exprMemo is a parameter's last evaluated expression and its result.
+type exprMemo struct {
+	set     bool
+	atEntry bool
+	expr    []byte
+	loc     site.Location
+	out     []byte
 }
 
 // listChunkLen is how many location-list entries one allocation holds.
@@ -925,10 +954,43 @@ func (w *worker) fileName(u *unitHdr, idx int64) string {
 		return ""
 	}
 	if fs.paths[idx] == "" {
-		fs.paths[idx] = fs.refs[idx].path()
+		fs.paths[idx] = w.spell(&fs.refs[idx])
 	}
 	return fs.paths[idx]
 }
+
+// spell is f.path(), each path spelled once by a worker instead of once
+// per unit: every unit has a file table of its own, and they name the
+// same headers.
+func (w *worker) spell(f *fileRef) string {
+	dir := ""
+	if f.join {
+		dir = f.dir // a path not joined is its name, as joined to ""
+	}
+	names := w.paths[dir]
+	if p, ok := names[string(f.name)]; ok {
+		return p
+	}
+	if w.npaths >= maxSpelled {
+		clear(w.paths)
+		w.npaths = 0
+	}
+	if names == nil {
+		if w.paths == nil {
+			w.paths = map[string]map[string]string{}
+		}
+		names = map[string]string{}
+		w.paths[dir] = names
+	}
+	p := f.path()
+	names[string(f.name)] = p
+	w.npaths++
+	return p
+}
+
+// maxSpelled bounds the paths a worker keeps (a vmlinux names about
+// 30,000); beyond it it starts over.
+const maxSpelled = 1 << 17
 
 // unitFiles is a unit's file table, each path spelled when first asked
 // for ("" until then: an empty path is spelled again, at no cost).
