@@ -47,9 +47,12 @@ type addScratch struct {
 	keys   []byte   // the tuples' keys, one after another
 	keyEnd []uint32 // by site: end of its key in keys
 	fkeys  map[*site.Func]string
+	byPtr  map[*site.Func]uint32 // by function: its interned id
 }
 
-var scratchPool = sync.Pool{New: func() any { return &addScratch{fkeys: map[*site.Func]string{}} }}
+var scratchPool = sync.Pool{New: func() any {
+	return &addScratch{fkeys: map[*site.Func]string{}, byPtr: map[*site.Func]uint32{}}
+}}
 
 type compactSite struct {
 	off   uint64
@@ -117,6 +120,7 @@ func (b *Builder) AddNew(unit int, sites []site.Site) (first []*site.Func) {
 	defer scratchPool.Put(sc)
 	sc.keys, sc.keyEnd = sc.keys[:0], sc.keyEnd[:0]
 	clear(sc.fkeys)
+	clear(sc.byPtr)
 	for i := range sites {
 		s := &sites[i]
 		if s.Func != nil {
@@ -130,7 +134,7 @@ func (b *Builder) AddNew(unit int, sites []site.Site) (first []*site.Func) {
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	byPtr := map[*site.Func]uint32{}
+	byPtr := sc.byPtr
 	for i := range sites {
 		s := &sites[i]
 		b.nsite++
@@ -211,11 +215,14 @@ func appendTupleKey(b []byte, params []site.Location) []byte {
 		if l.signed {
 			sg = 1
 		}
+		// Varints: each field ends itself, so the key is as distinct as
+		// fixed widths would make it, and a register location takes 7
+		// bytes instead of 27 to hash and compare.
 		b = append(b, byte(l.kind), l.size, sg)
-		b = binary.LittleEndian.AppendUint32(b, l.reg)
-		b = binary.LittleEndian.AppendUint32(b, l.reg2)
-		b = binary.LittleEndian.AppendUint64(b, uint64(l.offset))
-		b = binary.LittleEndian.AppendUint64(b, l.value)
+		b = binary.AppendUvarint(b, uint64(l.reg))
+		b = binary.AppendUvarint(b, uint64(l.reg2))
+		b = binary.AppendVarint(b, l.offset)
+		b = binary.AppendUvarint(b, l.value)
 	}
 	return b
 }
