@@ -20,12 +20,15 @@
 //
 // DIEs are read lazily with a dwarf.Reader, not through dwarf.Data.Type,
 // whose eager conversion of whole type graphs would cost gigabytes on a
-// vmlinux. Results are cached per DWARF offset, and candidates are tried in
-// id order, so the output is deterministic.
+// vmlinux, each into a TypeEntry: the attributes it reads, typed. A reader
+// that is a TypeReader fills the TypeEntry itself, without a dwarf.Entry
+// and its boxed values. Results are cached per DWARF offset, and
+// candidates are tried in id order, so the output is deterministic.
 //
 // It imports btf, internal/btfindex (the base chain's index, which it
-// shares with locsec), internal/chunk and debug/dwarf; package
-// encode hands it the debug/dwarf view that package dwarfsite loaded.
+// shares with locsec), internal/chunk and debug/dwarf; package encode
+// hands it readers of package dwarfsite's own decoder (SetReaders), as
+// TypeReaders.
 package dedup
 
 import (
@@ -51,9 +54,12 @@ func (e *Error) Error() string {
 // It is not safe for concurrent use; the Index of the base chain it reads
 // may be shared.
 type Converter struct {
-	d   *dwarf.Data
-	r   Reader
-	dst *btf.Spec
+	d *dwarf.Data
+	r TypeReader
+	// entry is what load reads an entry into, here so that it need not
+	// escape to the heap for each through the interface.
+	entry TypeEntry
+	dst   *btf.Spec
 	// newReader makes the readers of c and of its probes (SetReaders).
 	newReader func() Reader
 
@@ -96,7 +102,8 @@ type Converter struct {
 
 // Reader is what the converter reads DIEs with: a *dwarf.Reader of its
 // dwarf.Data, or a reader that gives the same entries (an entry need stay
-// valid only until the next call).
+// valid only until the next call). One that is a TypeReader too is read
+// with NextType only.
 type Reader interface {
 	Seek(dwarf.Offset)
 	Next() (*dwarf.Entry, error)
@@ -114,7 +121,7 @@ var Attrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrByteSize, dwarf.AttrType, dwa
 // goroutine. Nothing converted changes.
 func (c *Converter) SetReaders(newReader func() Reader) {
 	c.newReader = newReader
-	c.r = newReader()
+	c.r = typed(newReader())
 }
 
 type pair struct {
@@ -144,7 +151,7 @@ func NewOn(d *dwarf.Data, dst *btf.Spec, base *btfindex.Index) *Converter {
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: dst.NextID()}
 	if d != nil {
-		c.r = d.Reader()
+		c.r = typed(d.Reader())
 	}
 	c.layers = base.Layers()
 	c.own = btfindex.NewLayer(dst)

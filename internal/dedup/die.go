@@ -61,53 +61,48 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 		return d, nil
 	}
 	c.r.Seek(off)
-	e, err := c.r.Next()
+	t := &c.entry
+	ok, err := c.r.NextType(t)
 	if err != nil {
 		return nil, &Error{off, err.Error()}
 	}
-	if e == nil || e.Offset != off {
+	if !ok || t.Offset != off {
 		return nil, &Error{off, "no DIE at this offset"}
 	}
 	d := c.newDIE()
-	*d = die{off: off, tag: e.Tag, size: -1}
-	d.name, _ = e.Val(dwarf.AttrName).(string)
-	if v, ok := intVal(e.Val(dwarf.AttrByteSize)); ok {
-		d.size = v
+	*d = die{off: off, tag: t.Tag, name: t.Name, size: -1, typ: t.Type, decl: t.Declaration, enc: t.Encoding.Val}
+	if t.ByteSize.OK {
+		d.size = t.ByteSize.Val
 	}
-	d.typ, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
-	d.decl, _ = e.Val(dwarf.AttrDeclaration).(bool)
-	d.enc, _ = intVal(e.Val(dwarf.AttrEncoding))
-	d.kids = kids || !e.Children
-	if e.Children && kids {
+	d.kids = kids || !t.Children
+	if t.Children && kids {
 		kidsRead := c.kidScratch[:0]
 		for {
-			ce, err := c.r.Next()
+			ok, err := c.r.NextType(t)
 			if err != nil {
 				return nil, &Error{off, fmt.Sprintf("children: %v", err)}
 			}
-			if ce == nil || ce.Tag == 0 {
+			if !ok || t.Tag == 0 {
 				break
 			}
-			ch := child{tag: ce.Tag, count: -1}
-			ch.name, _ = ce.Val(dwarf.AttrName).(string)
-			ch.typ, _ = ce.Val(dwarf.AttrType).(dwarf.Offset)
-			switch ce.Tag {
+			ch := child{tag: t.Tag, name: t.Name, typ: t.Type, count: -1}
+			switch t.Tag {
 			case dwarf.TagMember:
-				ch.bitOff, ch.bitSize = memberBits(ce)
+				ch.bitOff, ch.bitSize = memberBits(t)
 			case dwarf.TagEnumerator:
-				ch.value, _ = intVal(ce.Val(dwarf.AttrConstValue))
+				ch.value = t.ConstValue.Val
 			case dwarf.TagSubrangeType:
-				if n, ok := intVal(ce.Val(dwarf.AttrCount)); ok {
-					ch.count = n
-				} else if ub, ok := intVal(ce.Val(dwarf.AttrUpperBound)); ok {
-					ch.count = ub + 1
-					if lb, ok := intVal(ce.Val(dwarf.AttrLowerBound)); ok {
-						ch.count -= lb
+				if t.Count.OK {
+					ch.count = t.Count.Val
+				} else if t.UpperBound.OK {
+					ch.count = t.UpperBound.Val + 1
+					if t.LowerBound.OK {
+						ch.count -= t.LowerBound.Val
 					}
 				}
 			}
 			kidsRead = append(kidsRead, ch)
-			if ce.Children {
+			if t.Children {
 				c.r.SkipChildren()
 			}
 		}
@@ -130,28 +125,16 @@ const dieSlabLen = 256
 // memberBits returns a member's bit offset from the start of its struct and
 // its bitfield width, from DW_AT_data_bit_offset (DWARF 4+) or the older
 // DW_AT_data_member_location + DW_AT_bit_offset (little-endian numbering).
-func memberBits(e *dwarf.Entry) (off, size int64) {
-	size, _ = intVal(e.Val(dwarf.AttrBitSize))
-	if v, ok := intVal(e.Val(dwarf.AttrDataBitOffset)); ok {
-		return v, size
+func memberBits(t *TypeEntry) (off, size int64) {
+	size = t.BitSize.Val
+	if t.DataBitOffset.OK {
+		return t.DataBitOffset.Val, size
 	}
-	loc, _ := intVal(e.Val(dwarf.AttrDataMemberLoc))
-	off = 8 * loc
-	if bo, ok := intVal(e.Val(dwarf.AttrBitOffset)); ok && size != 0 {
-		bs, _ := intVal(e.Val(dwarf.AttrByteSize))
-		off += 8*bs - bo - size
+	off = 8 * t.DataMemberLoc.Val
+	if t.BitOffset.OK && size != 0 {
+		off += 8*t.ByteSize.Val - t.BitOffset.Val - size
 	}
 	return off, size
-}
-
-func intVal(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case uint64:
-		return int64(x), true
-	}
-	return 0, false
 }
 
 // members and enumerators are the children of one tag, not to be

@@ -110,7 +110,7 @@ func (c *Converter) probeCopy() *Converter {
 	} else {
 		r = c.d.Reader()
 	}
-	return &Converter{d: c.d, r: r, newReader: c.newReader, dst: c.dst,
+	return &Converter{d: c.d, r: typed(r), newReader: c.newReader, dst: c.dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{},
 		dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: c.first, pending: nil, layers: c.layers,

@@ -36,7 +36,9 @@ func BenchmarkFixtureSites(b *testing.B) {
 
 // BenchmarkEntryReader walks every entry of a module with EntryReader and
 // with debug/dwarf's Reader (what the type converter reads through):
-// the allocations per entry are what EntryReader saves.
+// the allocations per entry are what EntryReader saves. EntryReaderOf and
+// NextType read the type converter's attributes only, as Entries and as
+// TypeEntries.
 func BenchmarkEntryReader(b *testing.B) {
 	path := filepath.Join(fixtureDir, "sites-x86_64.o")
 	if dir := os.Getenv("BTFI_KERNEL_DATA"); dir != "" {
@@ -47,20 +49,22 @@ func BenchmarkEntryReader(b *testing.B) {
 		Seek(dwarf.Offset)
 		Next() (*dwarf.Entry, error)
 	}
-	walk := func(b *testing.B, r reader) {
+	// walk reads with next, which gives an entry's tag, false after the
+	// last.
+	walk := func(b *testing.B, seek func(dwarf.Offset), next func() (dwarf.Tag, bool, error)) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
 			// Unit by unit, as the converter seeks: up to the next
 			// unit's entry.
 			for _, u := range x.units {
-				r.Seek(u.dieOff)
+				seek(u.dieOff)
 				for first := true; ; first = false {
-					e, err := r.Next()
+					tag, ok, err := next()
 					if err != nil {
 						b.Fatal(err)
 					}
-					if e == nil || !first && e.Tag == dwarf.TagCompileUnit {
+					if !ok || !first && tag == dwarf.TagCompileUnit {
 						break
 					}
 					n++
@@ -69,10 +73,34 @@ func BenchmarkEntryReader(b *testing.B) {
 			b.ReportMetric(float64(n), "entries")
 		}
 	}
-	b.Run("EntryReader", func(b *testing.B) { walk(b, x.EntryReader()) })
+	entries := func(b *testing.B, r reader) {
+		walk(b, r.Seek, func() (dwarf.Tag, bool, error) {
+			e, err := r.Next()
+			if e == nil {
+				return 0, false, err
+			}
+			return e.Tag, true, err
+		})
+	}
+	b.Run("EntryReader", func(b *testing.B) { entries(b, x.EntryReader()) })
+	b.Run("EntryReaderOf", func(b *testing.B) { entries(b, x.EntryReaderOf(typeEntryAttrs...)) })
+	b.Run("NextType", func(b *testing.B) {
+		r := x.EntryReaderOf(typeEntryAttrs...)
+		var t TypeEntry
+		walk(b, r.Seek, func() (dwarf.Tag, bool, error) {
+			e, typed, err := r.NextType(&t)
+			switch {
+			case typed:
+				return t.Tag, true, nil
+			case e == nil:
+				return 0, false, err
+			}
+			return e.Tag, true, err
+		})
+	})
 	d, err := x.Data()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("dwarf.Reader", func(b *testing.B) { walk(b, d.Reader()) })
+	b.Run("dwarf.Reader", func(b *testing.B) { entries(b, d.Reader()) })
 }

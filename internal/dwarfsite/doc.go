@@ -28,7 +28,8 @@
 // any entry whose forms they do not decode (strx, addrx, DWARF 2 and 3,
 // forms debug/dwarf lacks) or that does not decode, so every entry reads
 // alike either way (TestDecodersMatchDebugDWARF). EntryReader gives the
-// type converter the same.
+// type converter the same, as Entries or, without one, as TypeEntries
+// (TestTypeEntriesMatchDebugDWARF).
 //
 // ET_REL. Go's debug/elf relocates only what File.DWARF loads, and a
 // module's sections all start at address 0. The reader lays out the

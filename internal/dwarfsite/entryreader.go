@@ -14,8 +14,9 @@ import (
 // itself when its unit and forms allow (as the worker does: no strx or
 // addrx forms, DWARF 4 or later) into one Entry it reuses, and hands the
 // walk over to a debug/dwarf Reader, the last entry replayed on it, for
-// any other; an Entry it returns is valid until the next call. It is not
-// safe for concurrent use; make one per goroutine.
+// any other; an Entry it returns is valid until the next call. NextType
+// reads an entry into a TypeEntry instead, without an Entry or a boxed
+// value. It is not safe for concurrent use; make one per goroutine.
 type EntryReader struct {
 	x    *Object
 	lk   *lazyReader
@@ -42,12 +43,16 @@ type EntryReader struct {
 
 	hasLast, skipped bool
 	lastOff, seekOff dwarf.Offset
-	children         bool
-	sibling          dwarf.Offset
-	e                dwarf.Entry
-	fields           []dwarf.Field
+	// tag, children and sibling are those of the last entry read.
+	tag      dwarf.Tag
+	children bool
+	sibling  dwarf.Offset
+	e        dwarf.Entry
+	fields   []dwarf.Field
 	// keep, when set, are the attributes (below 256) an Entry holds.
 	keep *[4]uint64
+	// str and lineStr are .debug_str and .debug_line_str.
+	str, lineStr []byte
 }
 
 // maxEntryReaderTables bounds the tables an EntryReader keeps; beyond it
@@ -56,7 +61,8 @@ const maxEntryReaderTables = 2
 
 // EntryReader returns a new EntryReader of x.
 func (x *Object) EntryReader() *EntryReader {
-	return &EntryReader{x: x, lk: &lazyReader{x: x}, c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil)}
+	return &EntryReader{x: x, lk: &lazyReader{x: x}, c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil),
+		str: x.o.debug[".debug_str"], lineStr: x.o.debug[".debug_line_str"]}
 }
 
 // EntryReaderOf is EntryReader for a reader that looks at the attributes
@@ -133,11 +139,11 @@ func (r *EntryReader) Next() (*dwarf.Entry, error) {
 	if r.fast {
 		off := dwarf.Offset(r.c.Off())
 		if e, ok := r.decode(); ok {
-			r.hasLast, r.lastOff, r.skipped = true, off, false
-			r.children, r.sibling = e.Children, 0
+			var sib dwarf.Offset
 			if e.Children {
-				r.sibling, _ = e.Val(dwarf.AttrSibling).(dwarf.Offset)
+				sib, _ = e.Val(dwarf.AttrSibling).(dwarf.Offset)
 			}
+			r.read(off, e.Tag, e.Children, sib)
 			return e, nil
 		}
 		r.slow()
@@ -145,10 +151,19 @@ func (r *EntryReader) Next() (*dwarf.Entry, error) {
 	return r.lk.Next()
 }
 
-// decode reads the entry at r.c into r.e; false when it is left to
-// debug/dwarf.
-func (r *EntryReader) decode() (*dwarf.Entry, bool) {
-	off := dwarf.Offset(r.c.Off())
+// read records the entry at off that the own decoder read (sibling: its
+// DW_AT_sibling), for SkipChildren and slow.
+func (r *EntryReader) read(off dwarf.Offset, tag dwarf.Tag, children bool, sibling dwarf.Offset) {
+	r.hasLast, r.lastOff, r.skipped = true, off, false
+	r.tag, r.children, r.sibling = tag, children, 0
+	if children {
+		r.sibling = sibling
+	}
+}
+
+// head reads the abbreviation code of the entry at r.c: its abbreviation,
+// nil for a null entry; false for an entry left to debug/dwarf.
+func (r *EntryReader) head() (*abbrev, bool) {
 	if r.c.Left() == 0 {
 		return nil, false // the end of the unit: debug/dwarf goes on to the next
 	}
@@ -156,13 +171,27 @@ func (r *EntryReader) decode() (*dwarf.Entry, bool) {
 	if r.c.Err() != nil {
 		return nil, false
 	}
-	r.e = dwarf.Entry{}
 	if code == 0 {
-		return &r.e, true // debug/dwarf's null entry: all zero
+		return nil, true
 	}
 	ab := r.tab.get(code)
 	if ab == nil || ab.foreign {
 		return nil, false
+	}
+	return ab, true
+}
+
+// decode reads the entry at r.c into r.e; false when it is left to
+// debug/dwarf.
+func (r *EntryReader) decode() (*dwarf.Entry, bool) {
+	off := dwarf.Offset(r.c.Off())
+	ab, ok := r.head()
+	if !ok {
+		return nil, false
+	}
+	r.e = dwarf.Entry{}
+	if ab == nil {
+		return &r.e, true // debug/dwarf's null entry: all zero
 	}
 	fs, ok := r.fieldsOf(ab, r.fields[:0])
 	r.fields = fs[:0]
@@ -173,89 +202,129 @@ func (r *EntryReader) decode() (*dwarf.Entry, bool) {
 	return &r.e, true
 }
 
+// kept tells whether the entries r decodes hold attribute at.
+func (r *EntryReader) kept(at dwarf.Attr) bool {
+	k := r.keep
+	return k == nil || at < 256 && k[at/64]&(1<<(at%64)) != 0
+}
+
 // fieldsOf appends the attributes of an entry with abbreviation ab (r.c
 // just past its code) to fs as debug/dwarf gives them; false for one left
 // to debug/dwarf.
 func (r *EntryReader) fieldsOf(ab *abbrev, fs []dwarf.Field) ([]dwarf.Field, bool) {
-	c, u := &r.c, r.u
-	osz := offSize(u)
+	var v attrVal
 	for i, form := range ab.forms {
 		at := ab.attrs[i]
-		if k := r.keep; k != nil && (at >= 256 || k[at/64]&(1<<(at%64)) == 0) {
-			skipForm(c, form, u, 0)
-			if c.Err() != nil {
+		if !r.kept(at) {
+			if !r.skipValue(form) {
 				return fs, false
 			}
 			continue
 		}
-		f := dwarf.Field{Attr: at, Class: formClass(form, at)}
-		switch form {
-		case formAddr:
-			f.Val = c.Sized(u.asize)
-		case formData1:
-			f.Val = int64(c.U8())
-		case formData2:
-			f.Val = int64(c.U16())
-		case formData4:
-			f.Val = int64(c.U32())
-		case formData8:
-			f.Val = int64(c.U64())
-		case formSdata:
-			x, exact := c.SlebWide()
-			if !exact {
-				return fs, false
-			}
-			f.Val = x
-		case formUdata:
-			x, exact := c.UlebWide()
-			if !exact {
-				return fs, false
-			}
-			f.Val = int64(x)
-		case formImplicitConst:
-			f.Val = ab.implicit[i]
-		case formFlag:
-			f.Val = c.U8() == 1
-		case formFlagPresent:
-			f.Val = true
-		case formRef1, formRef2, formRef4, formRef8:
-			f.Val = dwarf.Offset(readUnitRef(c, form, u))
-		case formString:
-			f.Val = string(c.CString())
-		case formStrp, formLineStrp:
-			sec := ".debug_str"
-			if form == formLineStrp {
-				sec = ".debug_line_str"
-			}
-			so := c.Sized(osz)
-			data := r.x.o.debug[sec]
-			if c.Err() != nil || so >= uint64(len(data)) {
-				return fs, false
-			}
-			n := bytes.IndexByte(data[so:], 0)
-			if n < 0 {
-				return fs, false
-			}
-			f.Val = string(data[so : so+uint64(n)])
-		case formSecOffset:
-			f.Val = int64(c.Sized(osz))
-		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
-			f.Val = c.Bytes(blockLen(c, form))
-		case formLoclistx:
-			f.Val = c.Uleb()
-		case formRnglistx:
-			// debug/dwarf gives the list's offset, through the unit's
-			// DW_AT_rnglists_base, which this reader does not keep.
-			return fs, false
-		default:
+		if !r.value(ab, i, &v) {
 			return fs, false
 		}
-		if c.Err() != nil {
-			return fs, false
-		}
-		fs = append(fs, f)
+		fs = append(fs, dwarf.Field{Attr: at, Val: v.boxed(), Class: formClass(form, at)})
 	}
 	return fs, true
+}
+
+// skipValue passes over a value of form at r.c; false if it does not
+// parse.
+func (r *EntryReader) skipValue(form uint64) bool {
+	skipForm(&r.c, form, r.u, 0)
+	return r.c.Err() == nil
+}
+
+// value reads the value of the attribute i of abbreviation ab at r.c into
+// v: its kind, the Go type debug/dwarf gives it, and the field of that
+// kind (the others and the class are left as they were); false for a form
+// left to debug/dwarf or a value that does not parse.
+func (r *EntryReader) value(ab *abbrev, i int, v *attrVal) bool {
+	c, u := &r.c, r.u
+	switch form := ab.forms[i]; form {
+	case formAddr:
+		v.kind, v.u = valUint, c.Sized(u.asize)
+	case formData1:
+		v.kind, v.u = valInt, uint64(c.U8())
+	case formData2:
+		v.kind, v.u = valInt, uint64(c.U16())
+	case formData4:
+		v.kind, v.u = valInt, uint64(c.U32())
+	case formData8:
+		v.kind, v.u = valInt, c.U64()
+	case formSdata:
+		x, exact := c.SlebWide()
+		if !exact {
+			return false
+		}
+		v.kind, v.u = valInt, uint64(x)
+	case formUdata:
+		x, exact := c.UlebWide()
+		if !exact {
+			return false
+		}
+		v.kind, v.u = valInt, x
+	case formImplicitConst:
+		v.kind, v.u = valInt, uint64(ab.implicit[i])
+	case formFlag:
+		v.kind, v.u = valBool, 0
+		if c.U8() == 1 {
+			v.u = 1
+		}
+	case formFlagPresent:
+		v.kind, v.u = valBool, 1
+	case formRef1, formRef2, formRef4, formRef8:
+		v.kind, v.u = valOffset, readUnitRef(c, form, u)
+	case formString:
+		v.kind, v.s = valString, string(c.CString())
+	case formStrp, formLineStrp:
+		data := r.str
+		if form == formLineStrp {
+			data = r.lineStr
+		}
+		so := c.Sized(offSize(u))
+		if c.Err() != nil || so >= uint64(len(data)) {
+			return false
+		}
+		n := bytes.IndexByte(data[so:], 0)
+		if n < 0 {
+			return false
+		}
+		v.kind, v.s = valString, string(data[so:so+uint64(n)])
+	case formSecOffset:
+		v.kind, v.u = valInt, c.Sized(offSize(u))
+	case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
+		v.kind, v.b = valBytes, c.Bytes(blockLen(c, form))
+	case formLoclistx:
+		v.kind, v.u = valUint, c.Uleb()
+	case formRnglistx:
+		// debug/dwarf gives the list's offset, through the unit's
+		// DW_AT_rnglists_base, which this reader does not keep.
+		return false
+	default:
+		return false
+	}
+	return c.Err() == nil
+}
+
+// boxed is v as a dwarf.Field's Val.
+func (v *attrVal) boxed() any {
+	switch v.kind {
+	case valInt:
+		return int64(v.u)
+	case valUint:
+		return v.u
+	case valOffset:
+		return dwarf.Offset(v.u)
+	case valBytes:
+		return v.b
+	case valString:
+		return v.s
+	case valBool:
+		return v.u == 1
+	}
+	return nil
 }
 
 // formClass is debug/dwarf's class of an attribute at of a form
@@ -336,7 +405,7 @@ func (r *EntryReader) SkipChildren() {
 		return
 	}
 	// dwarf.Reader goes to the next unit from a unit's entry.
-	if r.e.Tag == dwarf.TagCompileUnit || r.e.Tag == dwarf.TagPartialUnit || !r.skip(r.sibling) {
+	if r.tag == dwarf.TagCompileUnit || r.tag == dwarf.TagPartialUnit || !r.skip(r.sibling) {
 		r.slow()
 		r.lk.SkipChildren()
 		return

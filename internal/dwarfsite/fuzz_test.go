@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/site"
 )
 
@@ -74,7 +75,8 @@ func FuzzLocList(f *testing.F) {
 }
 
 // FuzzReadELF feeds whole (mutated) objects to the reader: it must return
-// sites or an error, never panic or hang.
+// sites or an error, never panic or hang. The type converter's typed
+// reads (NextType) must give what Next gives.
 func FuzzReadELF(f *testing.F) {
 	for _, n := range []string{"tiny-x86_64.o", "wideconst-x86_64.o", "badform-x86_64.o"} {
 		b, err := os.ReadFile(filepath.Join(fixtureDir, n))
@@ -95,6 +97,11 @@ func FuzzReadELF(f *testing.F) {
 				panic(string(buf[:n]))
 			}
 		}()
+		if ef, err := elfobj.New(data); err == nil {
+			if x, err := Load(ef); err == nil {
+				checkTypeEntriesNext(t, x, 2000)
+			}
+		}
 		res, err := ReadBytes(data, Options{Workers: 1})
 		if err != nil {
 			return

@@ -221,10 +221,11 @@ func File(path string, o Options) (*Result, error) {
 	newConverter := func() *dedup.Converter {
 		dst = btf.NewSpec(own)
 		// The converter reads 930,000 DIEs of a vmlinux: with the DWARF
-		// reader's own decoder, no Entry and Field slice are allocated
-		// each, and no debug/dwarf view is made unless an entry needs it.
+		// reader's own decoder, no Entry, Field slice or boxed value is
+		// allocated each, and no debug/dwarf view is made unless an entry
+		// needs it.
 		conv = dedup.NewOn(nil, dst, index)
-		conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
+		conv.SetReaders(func() dedup.Reader { return &typeReader{EntryReader: dw.EntryReaderOf(dedup.Attrs...)} })
 		return conv
 	}
 	types := &unitTypes{loaded: loaded, newConverter: newConverter, workers: workers(o.Workers)}
