@@ -38,6 +38,7 @@ import (
 
 	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/btfindex"
+	"github.com/btfinline/btfinline/internal/chunk"
 )
 
 // Error is a DWARF type that could not be converted.
@@ -67,13 +68,16 @@ type Converter struct {
 	busy   map[dwarf.Offset]bool // being converted
 	failed map[dwarf.Offset]error
 	dies   map[dwarf.Offset]*die
-	// load's children: read into kidScratch, then kept in kidChunk, from
+	// load's children: read into kidScratch, then kept in kids, from
 	// which the DIEs' child slices are cut (one allocation for many).
-	kidScratch, kidChunk []child
-	dieSlab              []die // newDIE
-	eqMemo               map[pair]bool
-	pending              []btf.Type // ids first .. first+len-1, added by Commit
-	first                btf.TypeID
+	// The DIEs are cut from dieMem; trim makes both free again.
+	kidScratch []child
+	kids       chunk.Pool[child]
+	dieMem     chunk.Pool[die]
+	diesKept   int // DIEs in dieMem
+	eqMemo     map[pair]bool
+	pending    []btf.Type // ids first .. first+len-1, added by Commit
+	first      btf.TypeID
 
 	// visited is equiv's set of the pairs its comparison entered, reused
 	// from call to call (equiv never runs inside another).
@@ -149,7 +153,7 @@ func NewOn(d *dwarf.Data, dst *btf.Spec, base *btfindex.Index) *Converter {
 	}
 	c := &Converter{d: d, dst: dst,
 		cache: map[dwarf.Offset]btf.TypeID{}, busy: map[dwarf.Offset]bool{}, failed: map[dwarf.Offset]error{}, dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
-		first: dst.NextID()}
+		first: dst.NextID(), kids: chunk.Pool[child]{Min: kidChunkLen}, dieMem: chunk.Pool[die]{Min: dieChunkLen}}
 	if d != nil {
 		c.r = typed(d.Reader())
 	}
@@ -328,6 +332,7 @@ func (c *Converter) newType(t btf.Type) btf.TypeID {
 // TypeID returns the id of the BTF type equivalent to the DWARF type at
 // off, reserving new types for what the base chain lacks. Offset 0 is void.
 func (c *Converter) TypeID(off dwarf.Offset) (btf.TypeID, error) {
+	c.trim()
 	id, err := c.convert(off, 0)
 	if err == nil && off != 0 {
 		if c.asked == nil {

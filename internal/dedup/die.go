@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/btfinline/btfinline/internal/btf"
-	"github.com/btfinline/btfinline/internal/chunk"
 )
 
 const tagAtomic dwarf.Tag = 0x47 // DW_TAG_atomic_type
@@ -47,8 +46,12 @@ type child struct {
 // maxDIECache bounds the DIE cache; beyond it the cache starts over.
 const maxDIECache = 1 << 14
 
-// kidChunkLen is how many children one allocation holds (64 KiB).
-const kidChunkLen = 1024
+// kidChunkLen is how many children one allocation holds (64 KiB), and
+// dieChunkLen how many DIEs.
+const (
+	kidChunkLen = 1024
+	dieChunkLen = 256
+)
 
 func (c *Converter) die(off dwarf.Offset) (*die, error) { return c.load(off, true) }
 
@@ -106,11 +109,13 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 				c.r.SkipChildren()
 			}
 		}
-		d.children = chunk.Keep(&c.kidChunk, kidsRead, kidChunkLen)
+		d.children = c.kids.Keep(kidsRead)
 		c.kidScratch = kidsRead[:0]
 	}
 	if len(c.dies) >= maxDIECache {
-		clear(c.dies) // keeps the room, which it fills again
+		// Within one conversion: its DIEs may be in use, so their
+		// memory stays taken until trim.
+		clear(c.dies)
 	}
 	c.dies[off] = d
 	return d, nil
@@ -118,9 +123,32 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 
 // newDIE returns room for a die, cut from a slab: a vmlinux's types are
 // a million DIEs, each read once per converter.
-func (c *Converter) newDIE() *die { return &chunk.Take(&c.dieSlab, 1, 16, dieSlabLen)[0] }
+func (c *Converter) newDIE() *die {
+	c.diesKept++
+	return &c.dieMem.Keep(noDIE[:])[0]
+}
 
-const dieSlabLen = 256
+var noDIE [1]die
+
+// trim starts the DIE cache over when it is full, and the comparison
+// memo, between two conversions: nothing refers to a DIE then, so their
+// memory serves the next ones instead of becoming garbage (a vmlinux's
+// converters read a million DIEs, of a unit or two at a time), and both
+// hold only what would be read or found again the same.
+func (c *Converter) trim() {
+	if c.diesKept >= maxDIECache {
+		clear(c.dies)
+		c.dieMem.Reset()
+		c.kids.Reset()
+		c.diesKept = 0
+	}
+	if len(c.eqMemo) >= maxEqMemo {
+		clear(c.eqMemo)
+	}
+}
+
+// maxEqMemo bounds the comparison memo between conversions.
+const maxEqMemo = 1 << 16
 
 // memberBits returns a member's bit offset from the start of its struct and
 // its bitfield width, from DW_AT_data_bit_offset (DWARF 4+) or the older

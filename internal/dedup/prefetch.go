@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/chunk"
 )
 
 // errNeedsNew: a probe Converter met a type the chain lacks.
@@ -78,6 +79,7 @@ func (c *Converter) NewProbe() *Probe { return &Probe{c.probeCopy()} }
 // Convert converts the types at offs that the chain holds in full.
 func (p *Probe) Convert(offs []dwarf.Offset) {
 	for _, off := range offs {
+		p.c.trim()
 		_, _ = p.c.convert(off, 0)
 	}
 }
@@ -115,5 +117,6 @@ func (c *Converter) probeCopy() *Converter {
 		dies: map[dwarf.Offset]*die{}, eqMemo: map[pair]bool{},
 		first: c.first, pending: nil, layers: c.layers,
 		intName: c.intName, sizeName: c.sizeName, index: c.index,
-		probe: true, voided: map[dwarf.Offset]bool{}}
+		probe: true, voided: map[dwarf.Offset]bool{},
+		kids: chunk.Pool[child]{Min: kidChunkLen}, dieMem: chunk.Pool[die]{Min: dieChunkLen}}
 }
