@@ -105,6 +105,16 @@ func LoadELFSection(f *elf.File, name string, base *Spec) (*Spec, error) {
 	return s, nil
 }
 
+// LoadObjectSection is LoadELFSection of an elfobj.File, which reads the
+// section in place where the file is mapped instead of copying it (a
+// vmlinux's .BTF is 5 MB): the Spec keeps nothing of the mapping.
+func LoadObjectSection(f *elfobj.File, name string, base *Spec) (*Spec, error) {
+	if name == ".BTF" && f.Section(".BTF.base") != nil {
+		return nil, ErrDistilledBase
+	}
+	return loadSection(f, name, base)
+}
+
 // loadSection is LoadELFSection through an elfobj.File: the contents are
 // not copied.
 func loadSection(f *elfobj.File, name string, base *Spec) (*Spec, error) {

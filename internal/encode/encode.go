@@ -175,7 +175,7 @@ func File(path string, o Options) (*Result, error) {
 			return nil
 		}
 		chain := base.spec
-		if own, err = btf.LoadELFSection(f.File, ".BTF", chain); err != nil {
+		if own, err = btf.LoadObjectSection(f, ".BTF", chain); err != nil {
 			if chain != nil {
 				return fmt.Errorf("%s: .BTF does not load on the given base (built against another vmlinux?): %w", path, err)
 			}
@@ -259,7 +259,7 @@ func File(path string, o Options) (*Result, error) {
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBase(f.File), PtrSize: ptr, Base: index, Workers: workers(o.Workers)})
+	st, err := sites.Encode(dst, conv, locsec.Options{AddrBase: locsec.ObjectBaseOf(f), PtrSize: ptr, Base: index, Workers: workers(o.Workers)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

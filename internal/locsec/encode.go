@@ -18,6 +18,7 @@ import (
 	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/btfindex"
 	"github.com/btfinline/btfinline/internal/chunk"
+	"github.com/btfinline/btfinline/internal/elfobj"
 )
 
 // TypeMapper gives the BTF id, in the chain of the Spec being encoded, of a
@@ -86,11 +87,18 @@ type Stats struct {
 // finds the base without the ELF: on x86-64 it is also _text and the
 // lowest allocated address, but arm64's kallsyms has no _text, and _stext
 // is _text + 64 KiB there (docs/encoding.md).
-func ObjectBase(f *elf.File) uint64 {
+func ObjectBase(f *elf.File) uint64 { return objectBase(f, (*elf.Section).Data) }
+
+// ObjectBaseOf is ObjectBase of an elfobj.File, whose symbols it reads in
+// place where the file is mapped: a vmlinux's table and names are 8 MB, of
+// which one symbol is wanted.
+func ObjectBaseOf(f *elfobj.File) uint64 { return objectBase(f.File, f.Data) }
+
+func objectBase(f *elf.File, data func(*elf.Section) ([]byte, error)) uint64 {
 	if f.Type == elf.ET_REL {
 		return 0
 	}
-	if v, ok := symbolValue(f, "_stext"); ok {
+	if v, ok := symbolValue(f, data, "_stext"); ok {
 		return v
 	}
 	base, found := uint64(0), false
@@ -109,16 +117,16 @@ func ObjectBase(f *elf.File) uint64 {
 // non-zero value in f's .symtab, found by reading the table in place: a
 // vmlinux has 119,000 symbols, and elf.File.Symbols makes a string of
 // each name.
-func symbolValue(f *elf.File, name string) (uint64, bool) {
+func symbolValue(f *elf.File, data func(*elf.Section) ([]byte, error), name string) (uint64, bool) {
 	st := f.Section(".symtab")
 	if st == nil || st.Link == 0 || int(st.Link) >= len(f.Sections) {
 		return 0, false
 	}
-	syms, err := st.Data()
+	syms, err := data(st)
 	if err != nil {
 		return 0, false
 	}
-	strs, err := f.Sections[st.Link].Data()
+	strs, err := data(f.Sections[st.Link])
 	if err != nil {
 		return 0, false
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/btfinline/btfinline/internal/site"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/elfobj"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -413,6 +414,11 @@ func TestObjectBaseRelocatable(t *testing.T) {
 	if b := ObjectBase(f); b != 0 {
 		t.Errorf("ObjectBase of an ET_REL with a section at 0x170 = %#x, want 0", b)
 	}
+	if of, err := elfobj.New(raw); err != nil {
+		t.Fatal(err)
+	} else if b := ObjectBaseOf(of); b != 0 {
+		t.Errorf("ObjectBaseOf of an ET_REL with a section at 0x170 = %#x, want 0", b)
+	}
 	k, err := elf.Open("../encode/testdata/kern.elf")
 	if err != nil {
 		t.Fatal(err)
@@ -420,5 +426,14 @@ func TestObjectBaseRelocatable(t *testing.T) {
 	defer k.Close()
 	if b := ObjectBase(k); b == 0 {
 		t.Error("ObjectBase of a linked image = 0")
+	}
+	// In place, the same base (its _stext).
+	ko, err := elfobj.Open("../encode/testdata/kern.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ko.Close()
+	if b, want := ObjectBaseOf(ko), ObjectBase(k); b != want {
+		t.Errorf("ObjectBaseOf of a linked image = %#x, ObjectBase %#x", b, want)
 	}
 }

@@ -309,7 +309,7 @@ func (t *Target) fromELF(f *elfobj.File) error {
 		if ok && stext != 0 {
 			sp.consts = stext
 		} else {
-			sp.consts = locsec.ObjectBase(f.File)
+			sp.consts = locsec.ObjectBaseOf(f)
 		}
 		sp.kind = elfLinked
 		if ok {
