@@ -239,6 +239,12 @@ func (o *object) parse() (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The walk touched a page at every unit header, and the kernel maps
+	// the pages around each fault too: most of a vmlinux's .debug_info,
+	// which need not stay resident until the reader's first release.
+	if o.ef != nil {
+		o.ef.Release()
+	}
 	o.goAbbrev, o.foreign = goAbbrevs(o.debug[".debug_abbrev"])
 	return &Object{o: o, units: units}, nil
 }
