@@ -20,13 +20,14 @@
 //
 // DIEs are read lazily with a dwarf.Reader, not through dwarf.Data.Type,
 // whose eager conversion of whole type graphs would cost gigabytes on a
-// vmlinux, each into a TypeEntry: the attributes it reads, typed. A reader
-// that is a TypeReader fills the TypeEntry itself, without a dwarf.Entry
-// and its boxed values. Results are cached per DWARF offset, and
+// vmlinux, each into a dwarftype.Entry: the attributes it reads, typed. A
+// reader that is a TypeReader fills the Entry itself, without a
+// dwarf.Entry and its boxed values. Results are cached per DWARF offset, and
 // candidates are tried in id order, so the output is deterministic.
 //
 // It imports btf, internal/btfindex (the base chain's index, which it
-// shares with locsec), internal/chunk and debug/dwarf; package encode
+// shares with locsec), internal/chunk, internal/dwarftype and
+// debug/dwarf; package encode
 // hands it readers of package dwarfsite's own decoder (SetReaders), as
 // TypeReaders.
 package dedup
@@ -39,6 +40,7 @@ import (
 	"github.com/btfinline/btfinline/internal/btf"
 	"github.com/btfinline/btfinline/internal/btfindex"
 	"github.com/btfinline/btfinline/internal/chunk"
+	"github.com/btfinline/btfinline/internal/dwarftype"
 )
 
 // Error is a DWARF type that could not be converted.
@@ -59,7 +61,7 @@ type Converter struct {
 	r TypeReader
 	// entry is what load reads an entry into, here so that it need not
 	// escape to the heap for each through the interface.
-	entry TypeEntry
+	entry dwarftype.Entry
 	dst   *btf.Spec
 	// newReader makes the readers of c and of its probes (SetReaders).
 	newReader func() Reader
@@ -116,9 +118,7 @@ type Reader interface {
 
 // Attrs are the attributes the converter reads of a DIE (a Reader may
 // leave the others out of its entries).
-var Attrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrByteSize, dwarf.AttrType, dwarf.AttrDeclaration,
-	dwarf.AttrEncoding, dwarf.AttrConstValue, dwarf.AttrCount, dwarf.AttrUpperBound, dwarf.AttrLowerBound,
-	dwarf.AttrBitSize, dwarf.AttrDataBitOffset, dwarf.AttrDataMemberLoc, dwarf.AttrBitOffset}
+var Attrs = dwarftype.Attrs
 
 // SetReaders makes c (and the probes of its Prefetch) read DIEs with
 // readers from newReader instead of dwarf.Readers; each is used by one

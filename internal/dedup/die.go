@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/btfinline/btfinline/internal/btf"
+	"github.com/btfinline/btfinline/internal/dwarftype"
 )
 
 const tagAtomic dwarf.Tag = 0x47 // DW_TAG_atomic_type
@@ -153,7 +154,7 @@ const maxEqMemo = 1 << 16
 // memberBits returns a member's bit offset from the start of its struct and
 // its bitfield width, from DW_AT_data_bit_offset (DWARF 4+) or the older
 // DW_AT_data_member_location + DW_AT_bit_offset (little-endian numbering).
-func memberBits(t *TypeEntry) (off, size int64) {
+func memberBits(t *dwarftype.Entry) (off, size int64) {
 	size = t.BitSize.Val
 	if t.DataBitOffset.OK {
 		return t.DataBitOffset.Val, size

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/btfinline/btfinline/internal/dwarftype"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
@@ -83,19 +84,13 @@ func BenchmarkEntryReader(b *testing.B) {
 		})
 	}
 	b.Run("EntryReader", func(b *testing.B) { entries(b, x.EntryReader()) })
-	b.Run("EntryReaderOf", func(b *testing.B) { entries(b, x.EntryReaderOf(typeEntryAttrs...)) })
+	b.Run("EntryReaderOf", func(b *testing.B) { entries(b, x.EntryReaderOf(dwarftype.Attrs...)) })
 	b.Run("NextType", func(b *testing.B) {
-		r := x.EntryReaderOf(typeEntryAttrs...)
-		var t TypeEntry
+		r := x.EntryReaderOf(dwarftype.Attrs...)
+		var t dwarftype.Entry
 		walk(b, r.Seek, func() (dwarf.Tag, bool, error) {
-			e, typed, err := r.NextType(&t)
-			switch {
-			case typed:
-				return t.Tag, true, nil
-			case e == nil:
-				return 0, false, err
-			}
-			return e.Tag, true, err
+			ok, err := r.NextType(&t)
+			return t.Tag, ok, err
 		})
 	})
 	d, err := x.Data()

@@ -10,7 +10,7 @@
 // tables of DW_AT_decl_file are read here too (linefiles.go).
 //
 // It imports site, the internal ELF, byte-cursor, instruction
-// (internal/insn) and chunk packages and the standard library.
+// (internal/insn), chunk and dwarftype packages and the standard library.
 //
 // # How the DWARF reader decides (the choices a reviewer should check)
 //
@@ -28,7 +28,7 @@
 // any entry whose forms they do not decode (strx, addrx, DWARF 2 and 3,
 // forms debug/dwarf lacks) or that does not decode, so every entry reads
 // alike either way (TestDecodersMatchDebugDWARF). EntryReader gives the
-// type converter the same, as Entries or, without one, as TypeEntries
+// type converter the same, as Entries or, without one, as dwarftype.Entries
 // (TestTypeEntriesMatchDebugDWARF).
 //
 // ET_REL. Go's debug/elf relocates only what File.DWARF loads, and a

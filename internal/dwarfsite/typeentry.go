@@ -1,96 +1,54 @@
 package dwarfsite
 
-import "debug/dwarf"
+import (
+	"debug/dwarf"
 
-// TypeEntry is an entry as a reader of types looks at it, read by
-// EntryReader.NextType without a dwarf.Entry: a Field's Val is an
-// interface, which boxes (allocates) most values, and the type converter
-// of package dedup reads 930,000 entries of a vmlinux. Each attribute is
-// the first of its kind in the entry, as Entry.Val takes it, and is set
-// only when debug/dwarf gives it the Go type its field holds: otherwise
-// the field is zero (a name by another class, a DW_AT_data_member_location
-// expression).
-type TypeEntry struct {
-	Offset   dwarf.Offset
-	Tag      dwarf.Tag
-	Children bool
+	"github.com/btfinline/btfinline/internal/dwarftype"
+)
 
-	Name        string       // DW_AT_name, a string
-	Type        dwarf.Offset // DW_AT_type, a dwarf.Offset
-	Declaration bool         // DW_AT_declaration, a bool
-
-	ByteSize, Encoding, ConstValue, Count, UpperBound, LowerBound,
-	BitSize, DataBitOffset, DataMemberLoc, BitOffset Int
-}
-
-// Int is an attribute debug/dwarf gives as an int64 or a uint64 (Val,
-// as two's complement); OK is false when the entry lacks the attribute or
-// has a value of another type for it.
-type Int struct {
-	Val int64
-	OK  bool
-}
-
-// intOf is the field of t for attribute at, nil for an attribute
-// that is not an Int of TypeEntry.
-func (t *TypeEntry) intOf(at dwarf.Attr) *Int {
-	switch at {
-	case dwarf.AttrByteSize:
-		return &t.ByteSize
-	case dwarf.AttrEncoding:
-		return &t.Encoding
-	case dwarf.AttrConstValue:
-		return &t.ConstValue
-	case dwarf.AttrCount:
-		return &t.Count
-	case dwarf.AttrUpperBound:
-		return &t.UpperBound
-	case dwarf.AttrLowerBound:
-		return &t.LowerBound
-	case dwarf.AttrBitSize:
-		return &t.BitSize
-	case dwarf.AttrDataBitOffset:
-		return &t.DataBitOffset
-	case dwarf.AttrDataMemberLoc:
-		return &t.DataMemberLoc
-	case dwarf.AttrBitOffset:
-		return &t.BitOffset
-	}
-	return nil
-}
-
-// NextType is Next for a reader of types: when the own decoder reads the
-// entry, it is put in t (typed true, no Entry); otherwise NextType returns
-// what Next would, and t is of no use. An attribute the reader does not
+// NextType is Next for a reader of types (package dedup's TypeReader):
+// the entry Next would return, in t, decoded without a dwarf.Entry when
+// the own decoder reads it, else converted from debug/dwarf's (Set);
+// false where Next returns no entry. An attribute the reader does not
 // keep (EntryReaderOf) is absent from t. SkipChildren skips the children
 // of the entry either way.
-func (r *EntryReader) NextType(t *TypeEntry) (e *dwarf.Entry, typed bool, err error) {
+func (r *EntryReader) NextType(t *dwarftype.Entry) (bool, error) {
+	ok, _, err := r.nextType(t)
+	return ok, err
+}
+
+// nextType is NextType, and whether the own decoder read the entry.
+func (r *EntryReader) nextType(t *dwarftype.Entry) (ok, own bool, err error) {
 	if r.fast {
 		off := dwarf.Offset(r.c.Off())
 		if ab, ok := r.head(); ok {
 			if ab == nil {
-				*t = TypeEntry{} // a null entry, as Next's
+				*t = dwarftype.Entry{} // a null entry, as Next's
 				r.read(off, 0, false, 0)
-				return nil, true, nil
+				return true, true, nil
 			}
 			if sib, ok := r.typeAttrs(ab, t); ok {
 				t.Offset, t.Tag, t.Children = off, ab.tag, ab.children
 				r.read(off, ab.tag, ab.children, sib)
-				return nil, true, nil
+				return true, true, nil
 			}
 		}
 		r.slow()
 	}
-	e, err = r.lk.Next()
-	return e, false, err
+	e, err := r.lk.Next()
+	if err != nil || e == nil {
+		return false, false, err
+	}
+	t.Set(e)
+	return true, false, nil
 }
 
 // typeAttrs reads the attributes of an entry with abbreviation ab (r.c
 // just past its code) into t and returns its DW_AT_sibling; false for an
 // entry left to debug/dwarf. It decodes the same attributes as fieldsOf,
 // so that both leave the same entries to debug/dwarf.
-func (r *EntryReader) typeAttrs(ab *abbrev, t *TypeEntry) (dwarf.Offset, bool) {
-	*t = TypeEntry{}
+func (r *EntryReader) typeAttrs(ab *abbrev, t *dwarftype.Entry) (dwarf.Offset, bool) {
+	*t = dwarftype.Entry{}
 	var sib dwarf.Offset
 	// seen: the attributes (below 128, as all of t's are) met before.
 	var seen [2]uint64
@@ -132,8 +90,8 @@ func (r *EntryReader) typeAttrs(ab *abbrev, t *TypeEntry) (dwarf.Offset, bool) {
 				t.Declaration = v.u == 1
 			}
 		default:
-			if k := t.intOf(at); k != nil && (v.kind == valInt || v.kind == valUint) {
-				*k = Int{int64(v.u), true}
+			if k := t.IntOf(at); k != nil && (v.kind == valInt || v.kind == valUint) {
+				*k = dwarftype.Int{Val: int64(v.u), OK: true}
 			}
 		}
 	}

@@ -6,50 +6,26 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/btfinline/btfinline/internal/dwarftype"
 	"github.com/btfinline/btfinline/internal/testutil"
 )
 
-// typeEntryAttrs are the attributes of a TypeEntry.
-var typeEntryAttrs = []dwarf.Attr{dwarf.AttrName, dwarf.AttrType, dwarf.AttrDeclaration,
-	dwarf.AttrByteSize, dwarf.AttrEncoding, dwarf.AttrConstValue, dwarf.AttrCount,
-	dwarf.AttrUpperBound, dwarf.AttrLowerBound, dwarf.AttrBitSize, dwarf.AttrDataBitOffset,
-	dwarf.AttrDataMemberLoc, dwarf.AttrBitOffset}
-
-// typeEntryOf is the TypeEntry of an entry debug/dwarf read (nil: none).
-func typeEntryOf(e *dwarf.Entry) *TypeEntry {
+// typeEntryOf is the Entry of an entry debug/dwarf read (nil: none).
+func typeEntryOf(e *dwarf.Entry) *dwarftype.Entry {
 	if e == nil {
 		return nil
 	}
-	t := &TypeEntry{Offset: e.Offset, Tag: e.Tag, Children: e.Children}
-	t.Name, _ = e.Val(dwarf.AttrName).(string)
-	t.Type, _ = e.Val(dwarf.AttrType).(dwarf.Offset)
-	t.Declaration, _ = e.Val(dwarf.AttrDeclaration).(bool)
-	for _, f := range []struct {
-		at dwarf.Attr
-		v  *Int
-	}{
-		{dwarf.AttrByteSize, &t.ByteSize}, {dwarf.AttrEncoding, &t.Encoding},
-		{dwarf.AttrConstValue, &t.ConstValue}, {dwarf.AttrCount, &t.Count},
-		{dwarf.AttrUpperBound, &t.UpperBound}, {dwarf.AttrLowerBound, &t.LowerBound},
-		{dwarf.AttrBitSize, &t.BitSize}, {dwarf.AttrDataBitOffset, &t.DataBitOffset},
-		{dwarf.AttrDataMemberLoc, &t.DataMemberLoc}, {dwarf.AttrBitOffset, &t.BitOffset},
-	} {
-		switch v := e.Val(f.at).(type) {
-		case int64:
-			*f.v = Int{v, true}
-		case uint64:
-			*f.v = Int{int64(v), true}
-		}
-	}
-	return t
+	var t dwarftype.Entry
+	t.Set(e)
+	return &t
 }
 
 // checkTypeEntries reads the entries of x with NextType as the type
 // converter does (an entry, the next one, and the one after that one's
 // children) and with a debug/dwarf Reader, and requires the same
-// TypeEntries and errors. It returns how many entries NextType decoded
-// itself.
-func checkTypeEntries(t testing.TB, x *Object) (typed int) {
+// Entries and errors, each of which it hands to each (when not nil). It
+// returns how many entries NextType decoded itself.
+func checkTypeEntries(t testing.TB, x *Object, each func(*dwarftype.Entry)) (typed int) {
 	t.Helper()
 	d, err := x.Data()
 	if err != nil {
@@ -69,8 +45,8 @@ func checkTypeEntries(t testing.TB, x *Object) (typed int) {
 			offs = append(offs, e.Offset)
 		}
 	}
-	ty := x.EntryReaderOf(typeEntryAttrs...)
-	var te TypeEntry
+	ty := x.EntryReaderOf(dwarftype.Attrs...)
+	var te dwarftype.Entry
 	for _, off := range offs {
 		raw.Seek(off)
 		ty.Seek(off)
@@ -80,23 +56,28 @@ func checkTypeEntries(t testing.TB, x *Object) (typed int) {
 				ty.SkipChildren()
 			}
 			re, rerr := raw.Next()
-			ge, isTyped, gerr := ty.NextType(&te)
+			ok, own, gerr := ty.nextType(&te)
 			if (rerr == nil) != (gerr == nil) {
 				t.Fatalf("%#x step %d: NextType error %v, debug/dwarf %v", off, step, gerr, rerr)
 			}
 			if rerr != nil {
 				break
 			}
-			got := typeEntryOf(ge)
-			if isTyped {
-				typed++
+			var got *dwarftype.Entry
+			if ok {
 				got = &te
 			}
+			if own {
+				typed++
+			}
 			if want := typeEntryOf(re); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%#x step %d (typed %v): NextType\n got %+v\nwant %+v", off, step, isTyped, got, want)
+				t.Fatalf("%#x step %d (own decoder %v): NextType\n got %+v\nwant %+v", off, step, own, got, want)
 			}
 			if re == nil {
 				break
+			}
+			if each != nil {
+				each(got)
 			}
 		}
 	}
@@ -106,14 +87,14 @@ func checkTypeEntries(t testing.TB, x *Object) (typed int) {
 // checkTypeEntriesNext reads the first entries of each unit of x (up to
 // limit in all) with NextType and with another EntryReader's Next, in
 // step, skipping the children of every third entry, and requires the same
-// TypeEntries and errors: the typed decoder leaves the same entries to
+// Entries and errors: the typed decoder leaves the same entries to
 // debug/dwarf as fieldsOf and reads the others alike, whatever the bytes.
 // (debug/dwarf itself is no reference for any bytes: it takes the last
 // of two abbreviations with one code, the own table the first.)
 func checkTypeEntriesNext(t testing.TB, x *Object, limit int) {
 	t.Helper()
-	ty, er := x.EntryReaderOf(typeEntryAttrs...), x.EntryReaderOf(typeEntryAttrs...)
-	var te TypeEntry
+	ty, er := x.EntryReaderOf(dwarftype.Attrs...), x.EntryReaderOf(dwarftype.Attrs...)
+	var te dwarftype.Entry
 	n := 0
 	for i := range x.units {
 		off := x.units[i].dieOff
@@ -124,7 +105,7 @@ func checkTypeEntriesNext(t testing.TB, x *Object, limit int) {
 				ty.SkipChildren()
 				er.SkipChildren()
 			}
-			ge, isTyped, gerr := ty.NextType(&te)
+			ok, own, gerr := ty.nextType(&te)
 			re, rerr := er.Next()
 			if (gerr == nil) != (rerr == nil) {
 				t.Fatalf("unit at %#x, entry %d: NextType error %v, Next %v", off, n, gerr, rerr)
@@ -132,12 +113,12 @@ func checkTypeEntriesNext(t testing.TB, x *Object, limit int) {
 			if rerr != nil {
 				break
 			}
-			got := typeEntryOf(ge)
-			if isTyped {
+			var got *dwarftype.Entry
+			if ok {
 				got = &te
 			}
 			if want := typeEntryOf(re); !reflect.DeepEqual(got, want) {
-				t.Fatalf("unit at %#x, entry %d (typed %v): NextType\n got %+v\nwant %+v", off, n, isTyped, got, want)
+				t.Fatalf("unit at %#x, entry %d (own decoder %v): NextType\n got %+v\nwant %+v", off, n, own, got, want)
 			}
 			if re == nil {
 				break
@@ -147,15 +128,21 @@ func checkTypeEntriesNext(t testing.TB, x *Object, limit int) {
 }
 
 func TestTypeEntriesMatchDebugDWARF(t *testing.T) {
-	paths := []string{filepath.Join(fixtureDir, "badform-x86_64.o"), filepath.Join("..", "encode", "testdata", "rust.elf")}
+	paths := []string{filepath.Join(fixtureDir, "badform-x86_64.o")}
 	for _, name := range allFixtures {
 		paths = append(paths, filepath.Join(fixtureDir, name))
 	}
+	// The encoder's objects: a kernel image, modules, a Rust unit.
+	encoded, _ := filepath.Glob(filepath.Join(encodeFixtures, "*.elf"))
+	for _, n := range []string{"mod.ko", "mod-other.ko", "mod-distilled.ko"} {
+		encoded = append(encoded, filepath.Join(encodeFixtures, n))
+	}
+	paths = append(paths, encoded...)
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			x := loadObject(t, p)
 			checkTypeEntriesNext(t, x, 1<<30)
-			n := checkTypeEntries(t, x)
+			n := checkTypeEntries(t, x, nil)
 			// badform's foreign forms leave every entry to debug/dwarf.
 			if n == 0 && filepath.Base(p) != "badform-x86_64.o" {
 				t.Error("no entry read by NextType's own decoder")
@@ -169,7 +156,12 @@ func TestTypeEntriesMatchDebugDWARF(t *testing.T) {
 func TestKernelTypeEntriesMatchDebugDWARF(t *testing.T) {
 	for _, k := range testutil.Kernels(t) {
 		t.Run(k.Name+"/tcp_bbr", func(t *testing.T) {
-			checkTypeEntries(t, loadObject(t, filepath.Join(k.Dir, "modules", "tcp_bbr.ko")))
+			if checkTypeEntries(t, loadObject(t, filepath.Join(k.Dir, "modules", "tcp_bbr.ko")), nil) == 0 {
+				t.Error("no entry read by NextType's own decoder")
+			}
 		})
 	}
 }
+
+// encodeFixtures are the objects package encode's tests encode.
+var encodeFixtures = filepath.Join("..", "encode", "testdata")

@@ -37,6 +37,10 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// The DWARF reader's EntryReader reads types for the converter without
+// boxing (dedup falls back to Next for a Reader that is not one).
+var _ dedup.TypeReader = (*dwarfsite.EntryReader)(nil)
+
 // Result is what File produced.
 type Result struct {
 	Data  []byte
@@ -225,7 +229,7 @@ func File(path string, o Options) (*Result, error) {
 		// allocated each, and no debug/dwarf view is made unless an entry
 		// needs it.
 		conv = dedup.NewOn(nil, dst, index)
-		conv.SetReaders(func() dedup.Reader { return &typeReader{EntryReader: dw.EntryReaderOf(dedup.Attrs...)} })
+		conv.SetReaders(func() dedup.Reader { return dw.EntryReaderOf(dedup.Attrs...) })
 		return conv
 	}
 	types := &unitTypes{loaded: loaded, newConverter: newConverter, workers: workers(o.Workers)}

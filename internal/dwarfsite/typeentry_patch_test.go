@@ -1,4 +1,4 @@
-package encode
+package dwarfsite
 
 import (
 	"bytes"
@@ -6,116 +6,21 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/btfinline/btfinline/internal/dedup"
-	"github.com/btfinline/btfinline/internal/dwarfsite"
+	"github.com/btfinline/btfinline/internal/dwarftype"
 	"github.com/btfinline/btfinline/internal/elfobj"
-	"github.com/btfinline/btfinline/internal/testutil"
 )
 
-// checkTypeReader reads every entry of the ELF object b as the type
-// converter does (an entry, the one after it, and the one after that
-// one's children) through typeReader and through a debug/dwarf Reader
-// whose entries dedup's Set converts, and requires the same TypeEntries
-// and errors, each of which it hands to each (when not nil). It returns
-// how many entries the DWARF reader's own decoder read.
-func checkTypeReader(t *testing.T, b []byte, each func(*dedup.TypeEntry)) (typed int) {
-	t.Helper()
-	f, err := elfobj.New(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := dwarfsite.Load(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := x.Data()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := d.Reader()
-	var offs []dwarf.Offset
-	for {
-		e, err := raw.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag != 0 {
-			offs = append(offs, e.Offset)
-		}
-	}
-	tr := &typeReader{EntryReader: x.EntryReaderOf(dedup.Attrs...)}
-	var got, want dedup.TypeEntry
-	for _, off := range offs {
-		raw.Seek(off)
-		tr.Seek(off)
-		for step := range 3 {
-			if step == 2 {
-				raw.SkipChildren()
-				tr.SkipChildren()
-			}
-			re, rerr := raw.Next()
-			ok, err := tr.NextType(&got)
-			if (rerr == nil) != (err == nil) || ok != (re != nil) {
-				t.Fatalf("%#x step %d: NextType %v, %v; debug/dwarf %v, %v", off, step, ok, err, re, rerr)
-			}
-			if re == nil {
-				break
-			}
-			want.Set(re)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%#x step %d: NextType\n got %+v\nwant %+v", off, step, got, want)
-			}
-			if each != nil {
-				each(&got)
-			}
-			// The DWARF reader's decoder read it when its own entry
-			// holds it: a fallback leaves that entry's offset unset.
-			if got.Offset != 0 && tr.t.Offset == got.Offset {
-				typed++
-			}
-		}
-	}
-	return typed
-}
-
-func TestTypeReaderMatchesDebugDWARF(t *testing.T) {
-	paths, _ := filepath.Glob(fixturePath("*.elf"))
-	for _, n := range []string{"mod.ko", "mod-other.ko", "mod-distilled.ko"} {
-		paths = append(paths, fixturePath(n))
-	}
-	for _, n := range []string{"sites-x86_64", "sites-x86_64.o", "sites-x86_64-dwarf4", "sites-x86_64-clang", "sites-aarch64.o", "badform-x86_64.o"} {
-		paths = append(paths, filepath.Join("..", "dwarfsite", "testdata", n))
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := checkTypeReader(t, b, nil)
-			// badform's foreign forms leave every entry to debug/dwarf.
-			if n == 0 && filepath.Base(p) != "badform-x86_64.o" {
-				t.Error("no entry read by the DWARF reader's own decoder")
-			}
-		})
-	}
-}
-
-// TestTypeReaderPatchedForms: the same on kern.elf with its abbreviations
+// TestTypeEntriesPatchedForms: TestTypeEntriesMatchDebugDWARF on kern.elf with its abbreviations
 // changed to what the fixtures lack: DW_AT_bit_offset bitfields, a
 // DW_AT_count or DW_AT_lower_bound, and the converter's attributes in
 // forms of other Go types (references, flags, an address's uint64, udata
 // for sdata), of the same sizes so that .debug_info still reads, and
 // attributes twice.
-func TestTypeReaderPatchedForms(t *testing.T) {
-	b, err := os.ReadFile(fixturePath("kern.elf"))
+func TestTypeEntriesPatchedForms(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(encodeFixtures, "kern.elf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +38,14 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 		formSecOffset = 0x17
 	)
 	ints := map[dwarf.Attr]bool{}
-	for _, at := range dedup.Attrs {
+	for _, at := range dwarftype.Attrs {
 		ints[at] = at != dwarf.AttrName && at != dwarf.AttrType && at != dwarf.AttrDeclaration
 	}
 	for _, tc := range []struct {
 		name  string
 		patch func(at dwarf.Attr, form uint8) (dwarf.Attr, uint8)
 		// met: each is true of an entry the patch made.
-		met []func(*dedup.TypeEntry) bool
+		met []func(*dwarftype.Entry) bool
 	}{
 		{"bit_offset,count", func(at dwarf.Attr, form uint8) (dwarf.Attr, uint8) {
 			switch at {
@@ -150,9 +55,9 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 				return dwarf.AttrCount, form
 			}
 			return at, form
-		}, []func(e *dedup.TypeEntry) bool{
-			func(e *dedup.TypeEntry) bool { return e.BitOffset.OK },
-			func(e *dedup.TypeEntry) bool { return e.Count.OK },
+		}, []func(e *dwarftype.Entry) bool{
+			func(e *dwarftype.Entry) bool { return e.BitOffset.OK },
+			func(e *dwarftype.Entry) bool { return e.Count.OK },
 		}},
 		{"lower_bound,refs", func(at dwarf.Attr, form uint8) (dwarf.Attr, uint8) {
 			switch {
@@ -166,8 +71,8 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 				return at, formRef1
 			}
 			return at, form
-		}, []func(e *dedup.TypeEntry) bool{
-			func(e *dedup.TypeEntry) bool { return e.LowerBound.OK },
+		}, []func(e *dwarftype.Entry) bool{
+			func(e *dwarftype.Entry) bool { return e.LowerBound.OK },
 		}},
 		{"flags,addr,udata", func(at dwarf.Attr, form uint8) (dwarf.Attr, uint8) {
 			switch {
@@ -181,8 +86,8 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 				return at, formUdata
 			}
 			return at, form
-		}, []func(e *dedup.TypeEntry) bool{
-			func(e *dedup.TypeEntry) bool { return e.ConstValue.OK },
+		}, []func(e *dwarftype.Entry) bool{
+			func(e *dwarftype.Entry) bool { return e.ConstValue.OK },
 		}},
 		// A second DW_AT_name, a DW_AT_type and a
 		// DW_AT_data_member_location before the real one: the first
@@ -197,13 +102,21 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 				return dwarf.AttrDataMemberLoc, form
 			}
 			return at, form
-		}, []func(e *dedup.TypeEntry) bool{
-			func(e *dedup.TypeEntry) bool { return e.Tag == dwarf.TagMember && e.Name != "" && e.Type == 0 },
+		}, []func(e *dwarftype.Entry) bool{
+			func(e *dwarftype.Entry) bool { return e.Tag == dwarf.TagMember && e.Name != "" && e.Type == 0 },
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			met := make([]int, len(tc.met))
-			n := checkTypeReader(t, patchAbbrevs(t, b, tc.patch), func(e *dedup.TypeEntry) {
+			f, err := elfobj.New(patchAbbrevs(t, b, tc.patch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := checkTypeEntries(t, x, func(e *dwarftype.Entry) {
 				for i, f := range tc.met {
 					if f(e) {
 						met[i]++
@@ -211,7 +124,7 @@ func TestTypeReaderPatchedForms(t *testing.T) {
 				}
 			})
 			if n == 0 || slices.Contains(met, 0) {
-				t.Errorf("%d entries read by the DWARF reader's own decoder; entries met per condition %v", n, met)
+				t.Errorf("%d entries read by NextType's own decoder; entries met per condition %v", n, met)
 			}
 		})
 	}
@@ -280,20 +193,4 @@ func patchAbbrevs(t *testing.T, b []byte, patch func(dwarf.Attr, uint8) (dwarf.A
 		t.Fatal("nothing patched")
 	}
 	return out
-}
-
-// TestKernelTypeReaderMatchesDebugDWARF: TestTypeReaderMatchesDebugDWARF
-// on each kernel's tcp_bbr.ko (make check-kernel).
-func TestKernelTypeReaderMatchesDebugDWARF(t *testing.T) {
-	for _, k := range testutil.Kernels(t) {
-		t.Run(k.Name+"/tcp_bbr", func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(k.Dir, "modules", "tcp_bbr.ko"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if checkTypeReader(t, b, nil) == 0 {
-				t.Error("no entry read by the DWARF reader's own decoder")
-			}
-		})
-	}
 }
