@@ -1,7 +1,6 @@
 package dwarfsite
 
 import (
-	"bytes"
 	"debug/dwarf"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
@@ -141,6 +140,33 @@ func fastForm(form uint64) bool {
 	return false
 }
 
+// valueClass is debug/dwarf's class of a value of form (fastForm's, but
+// DW_FORM_rnglistx) of attribute at, as the worker reads them.
+func valueClass(form uint64, at dwarf.Attr) dwarf.Class {
+	switch form {
+	case formAddr:
+		return dwarf.ClassAddress
+	case formData1, formData2, formData4, formData8, formSdata, formUdata, formImplicitConst:
+		return dwarf.ClassConstant
+	case formFlag, formFlagPresent:
+		return dwarf.ClassFlag
+	case formRef1, formRef2, formRef4, formRef8:
+		return dwarf.ClassReference
+	case formString, formStrp, formLineStrp:
+		return dwarf.ClassString
+	case formSecOffset:
+		return ptrClass(at)
+	case formExprloc, formBlock1, formBlock2, formBlock4, formBlock:
+		if form == formExprloc || at == dwarf.AttrLocation {
+			return dwarf.ClassExprLoc
+		}
+		return dwarf.ClassBlock
+	case formLoclistx:
+		return dwarf.ClassLocList
+	}
+	return dwarf.ClassUnknown
+}
+
 // ptrClass is debug/dwarf's class of a DW_FORM_sec_offset value of the
 // attributes the worker reads.
 func ptrClass(at dwarf.Attr) dwarf.Class {
@@ -189,7 +215,6 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 	if ab.foreign {
 		return false
 	}
-	osz := offSize(u)
 	for i, form := range ab.forms {
 		if !fastForm(form) {
 			return false
@@ -205,67 +230,7 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 			}
 			continue
 		}
-		switch form {
-		case formAddr:
-			v.class, v.kind, v.u = dwarf.ClassAddress, valUint, c.Sized(u.asize)
-		case formData1:
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, uint64(c.U8())
-		case formData2:
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, uint64(c.U16())
-		case formData4:
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, uint64(c.U32())
-		case formData8:
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, c.U64()
-		case formSdata:
-			x, exact := c.SlebWide()
-			if !exact {
-				return false
-			}
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, uint64(x)
-		case formUdata:
-			x, exact := c.UlebWide()
-			if !exact {
-				return false
-			}
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, x
-		case formImplicitConst:
-			v.class, v.kind, v.u = dwarf.ClassConstant, valInt, uint64(ab.implicit[i])
-		case formFlag:
-			v.class, v.kind = dwarf.ClassFlag, valBool
-			if c.U8() == 1 {
-				v.u = 1
-			}
-		case formFlagPresent:
-			v.class, v.kind, v.u = dwarf.ClassFlag, valBool, 1
-		case formRef1, formRef2, formRef4, formRef8:
-			v.class, v.kind, v.u = dwarf.ClassReference, valOffset, uint64(dwarf.Offset(readUnitRef(c, form, u)))
-		case formString:
-			v.class, v.kind, v.s = dwarf.ClassString, valString, string(c.CString())
-		case formStrp, formLineStrp:
-			sec := ".debug_str"
-			if form == formLineStrp {
-				sec = ".debug_line_str"
-			}
-			so := c.Sized(osz)
-			data := w.o.debug[sec]
-			if c.Err() != nil || so >= uint64(len(data)) {
-				return false
-			}
-			n := bytes.IndexByte(data[so:], 0)
-			if n < 0 {
-				return false
-			}
-			v.class, v.kind, v.s = dwarf.ClassString, valString, string(data[so:so+uint64(n)])
-		case formSecOffset:
-			v.class, v.kind, v.u = ptrClass(ab.attrs[i]), valInt, c.Sized(osz)
-		case formExprloc, formBlock1, formBlock2, formBlock4, formBlock:
-			v.class, v.kind, v.b = dwarf.ClassBlock, valBytes, c.Bytes(blockLen(c, form))
-			if form == formExprloc || ab.attrs[i] == dwarf.AttrLocation {
-				v.class = dwarf.ClassExprLoc
-			}
-		case formLoclistx:
-			v.class, v.kind, v.u = dwarf.ClassLocList, valUint, c.Uleb()
-		case formRnglistx:
+		if form == formRnglistx {
 			// Resolved to the list's offset through the unit's offset
 			// table, as debug/dwarf does (a loclistx stays an index).
 			off, ok := w.offsetx(".debug_rnglists", w.o.debug[".debug_rnglists"], w.rngListsBase, c.Uleb())
@@ -273,6 +238,11 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 				return false
 			}
 			v.class, v.kind, v.u = dwarf.ClassRngList, valUint, uint64(off)
+		} else {
+			if !readValue(c, u, ab, i, w.str, w.lineStr, v) {
+				return false
+			}
+			v.class = valueClass(form, ab.attrs[i])
 		}
 		if c.Err() != nil {
 			return false

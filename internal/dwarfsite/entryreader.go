@@ -237,11 +237,20 @@ func (r *EntryReader) skipValue(form uint64) bool {
 }
 
 // value reads the value of the attribute i of abbreviation ab at r.c into
-// v: its kind, the Go type debug/dwarf gives it, and the field of that
-// kind (the others and the class are left as they were); false for a form
-// left to debug/dwarf or a value that does not parse.
+// v (readValue); false for a form left to debug/dwarf (rnglistx: its
+// offset needs the unit's DW_AT_rnglists_base, which this reader does not
+// keep) or a value that does not parse.
 func (r *EntryReader) value(ab *abbrev, i int, v *attrVal) bool {
-	c, u := &r.c, r.u
+	return readValue(&r.c, r.u, ab, i, r.str, r.lineStr, v)
+}
+
+// readValue reads the value of the attribute i of abbreviation ab at c, in
+// unit u, into v: its kind, the Go type debug/dwarf gives it, and the field
+// of that kind (the class and the other fields are left as they were),
+// the strings of strp and line_strp forms in str and lineStr; false for
+// DW_FORM_rnglistx, for a form fastForm refuses, or a value that does not
+// parse. The worker's entries and the EntryReader's read through it.
+func readValue(c *dwarfbuf.Buf, u *unitHdr, ab *abbrev, i int, str, lineStr []byte, v *attrVal) bool {
 	switch form := ab.forms[i]; form {
 	case formAddr:
 		v.kind, v.u = valUint, c.Sized(u.asize)
@@ -275,13 +284,13 @@ func (r *EntryReader) value(ab *abbrev, i int, v *attrVal) bool {
 	case formFlagPresent:
 		v.kind, v.u = valBool, 1
 	case formRef1, formRef2, formRef4, formRef8:
-		v.kind, v.u = valOffset, readUnitRef(c, form, u)
+		v.kind, v.u = valOffset, uint64(dwarf.Offset(readUnitRef(c, form, u)))
 	case formString:
 		v.kind, v.s = valString, string(c.CString())
 	case formStrp, formLineStrp:
-		data := r.str
+		data := str
 		if form == formLineStrp {
-			data = r.lineStr
+			data = lineStr
 		}
 		so := c.Sized(offSize(u))
 		if c.Err() != nil || so >= uint64(len(data)) {
@@ -298,10 +307,6 @@ func (r *EntryReader) value(ab *abbrev, i int, v *attrVal) bool {
 		v.kind, v.b = valBytes, c.Bytes(blockLen(c, form))
 	case formLoclistx:
 		v.kind, v.u = valUint, c.Uleb()
-	case formRnglistx:
-		// debug/dwarf gives the list's offset, through the unit's
-		// DW_AT_rnglists_base, which this reader does not keep.
-		return false
 	default:
 		return false
 	}

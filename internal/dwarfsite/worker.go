@@ -100,6 +100,8 @@ type worker struct {
 	spare []*pendingSite
 	// attrs is the entry being read (siteAttrsAt).
 	attrs siteAttrs
+	// str and lineStr are .debug_str and .debug_line_str (readValue).
+	str, lineStr []byte
 	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
 	ins []instr
 	// stack is the expression evaluation stack of paramEnv's envs.
@@ -176,6 +178,7 @@ func newWorker(x *Object, opt *Options) *worker {
 		abbrevs:  make(map[uint64]*abbrevTable),
 	}
 	w.addrxFn = w.addrx
+	w.str, w.lineStr = x.o.debug[".debug_str"], x.o.debug[".debug_line_str"]
 	w.look.w = w
 	return w
 }
