@@ -64,6 +64,13 @@ func (p *Pool[T]) Keep(items []T) []T {
 	return (*c)[n:len(*c):len(*c)]
 }
 
+// Add keeps v in the pool and returns where: one element, as Keep keeps
+// many. The result is valid until Reset.
+func (p *Pool[T]) Add(v T) *T {
+	one := [1]T{v}
+	return &p.Keep(one[:])[0]
+}
+
 // Reset makes every chunk free again: no slice Keep returned before may be
 // used after.
 func (p *Pool[T]) Reset() {

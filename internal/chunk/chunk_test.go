@@ -40,6 +40,11 @@ func TestPool(t *testing.T) {
 	if &d[0] != &big[0] {
 		t.Fatal("the big chunk was not reused")
 	}
+	// Add keeps one element where Keep would: the pool fills its chunks
+	// in order, and the third is full, so in a fourth.
+	if e := p.Add(20); *e != 20 || len(p.chunks) != 4 || e != &p.chunks[3][0] {
+		t.Fatalf("Add: %d, %d chunks", *e, len(p.chunks))
+	}
 }
 
 func TestTake(t *testing.T) {

@@ -122,14 +122,12 @@ func (c *Converter) load(off dwarf.Offset, kids bool) (*die, error) {
 	return d, nil
 }
 
-// newDIE returns room for a die, cut from a slab: a vmlinux's types are
-// a million DIEs, each read once per converter.
+// newDIE returns room for a die, cut from the pool trim frees: a
+// vmlinux's types are a million DIEs, each read once per converter.
 func (c *Converter) newDIE() *die {
 	c.diesKept++
-	return &c.dieMem.Keep(noDIE[:])[0]
+	return c.dieMem.Add(die{})
 }
-
-var noDIE [1]die
 
 // trim starts the DIE cache over when it is full, and the comparison
 // memo, between two conversions: nothing refers to a DIE then, so their

@@ -74,7 +74,6 @@ type worker struct {
 	// funcAt's: the unit's funcInfos and their slices (pools), and the
 	// scratch a function's parameters are read into.
 	fis             chunk.Pool[funcInfo]
-	fiOne           [1]funcInfo
 	fiOffs          chunk.Pool[dwarf.Offset]
 	fiSizes         chunk.Pool[int64]
 	fiSigned        chunk.Pool[bool]
@@ -1133,8 +1132,7 @@ func (w *worker) funcAt(off dwarf.Offset) (*funcInfo, error) {
 	if len(params) > 0 {
 		fn.Params = slices.Clone(params)
 	}
-	w.fiOne[0] = funcInfo{fn: fn, paramOffs: w.fiOffs.Keep(offs)}
-	fi := &w.fis.Keep(w.fiOne[:])[0]
+	fi := w.fis.Add(funcInfo{fn: fn, paramOffs: w.fiOffs.Keep(offs)})
 	if declUnit != nil {
 		fn.DeclFile = w.fileName(declUnit, declFile)
 	}
