@@ -37,6 +37,11 @@ type object struct {
 	goAbbrev []byte
 	foreign  bool
 	probe    probeText // ProbeBlock's view of the text (probe.go)
+	// str and lineStr are .debug_str and .debug_line_str copied into
+	// strings once, so that the names read (readValue) are cut from them
+	// rather than each allocated: a vmlinux's 3.4 MB of .debug_str give
+	// millions of names.
+	str, lineStr string
 }
 
 type secRange struct {
@@ -159,6 +164,7 @@ func (o *object) loadDebug() error {
 		}
 		o.debug[s.Name] = b
 	}
+	o.str, o.lineStr = string(o.debug[".debug_str"]), string(o.debug[".debug_line_str"])
 	return nil
 }
 

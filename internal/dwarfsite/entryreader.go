@@ -1,8 +1,8 @@
 package dwarfsite
 
 import (
-	"bytes"
 	"debug/dwarf"
+	"strings"
 
 	"github.com/btfinline/btfinline/internal/dwarfbuf"
 )
@@ -52,7 +52,7 @@ type EntryReader struct {
 	// keep, when set, are the attributes (below 256) an Entry holds.
 	keep *[4]uint64
 	// str and lineStr are .debug_str and .debug_line_str.
-	str, lineStr []byte
+	str, lineStr string
 }
 
 // maxEntryReaderTables bounds the tables an EntryReader keeps; beyond it
@@ -62,7 +62,7 @@ const maxEntryReaderTables = 2
 // EntryReader returns a new EntryReader of x.
 func (x *Object) EntryReader() *EntryReader {
 	return &EntryReader{x: x, lk: &lazyReader{x: x}, c: dwarfbuf.Make(".debug_info", x.o.order, 0, nil),
-		str: x.o.debug[".debug_str"], lineStr: x.o.debug[".debug_line_str"]}
+		str: x.o.str, lineStr: x.o.lineStr}
 }
 
 // EntryReaderOf is EntryReader for a reader that looks at the attributes
@@ -250,7 +250,7 @@ func (r *EntryReader) value(ab *abbrev, i int, v *attrVal) bool {
 // the strings of strp and line_strp forms in str and lineStr; false for
 // DW_FORM_rnglistx, for a form fastForm refuses, or a value that does not
 // parse. The worker's entries and the EntryReader's read through it.
-func readValue(c *dwarfbuf.Buf, u *unitHdr, ab *abbrev, i int, str, lineStr []byte, v *attrVal) bool {
+func readValue(c *dwarfbuf.Buf, u *unitHdr, ab *abbrev, i int, str, lineStr string, v *attrVal) bool {
 	switch form := ab.forms[i]; form {
 	case formAddr:
 		v.kind, v.u = valUint, c.Sized(u.asize)
@@ -296,11 +296,11 @@ func readValue(c *dwarfbuf.Buf, u *unitHdr, ab *abbrev, i int, str, lineStr []by
 		if c.Err() != nil || so >= uint64(len(data)) {
 			return false
 		}
-		n := bytes.IndexByte(data[so:], 0)
+		n := strings.IndexByte(data[so:], 0)
 		if n < 0 {
 			return false
 		}
-		v.kind, v.s = valString, string(data[so:so+uint64(n)])
+		v.kind, v.s = valString, data[so:so+uint64(n)]
 	case formSecOffset:
 		v.kind, v.u = valInt, c.Sized(offSize(u))
 	case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:

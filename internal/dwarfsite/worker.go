@@ -100,7 +100,7 @@ type worker struct {
 	// attrs is the entry being read (siteAttrsAt).
 	attrs siteAttrs
 	// str and lineStr are .debug_str and .debug_line_str (readValue).
-	str, lineStr []byte
+	str, lineStr string
 	// ins is decodeExpr's buffer for exprLoc, which keeps no instruction.
 	ins []instr
 	// stack is the expression evaluation stack of paramEnv's envs.
@@ -177,7 +177,7 @@ func newWorker(x *Object, opt *Options) *worker {
 		abbrevs:  make(map[uint64]*abbrevTable),
 	}
 	w.addrxFn = w.addrx
-	w.str, w.lineStr = x.o.debug[".debug_str"], x.o.debug[".debug_line_str"]
+	w.str, w.lineStr = x.o.str, x.o.lineStr
 	w.look.w = w
 	return w
 }
