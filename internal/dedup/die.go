@@ -284,15 +284,11 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 	if id == 0 || t == nil {
 		return false
 	}
-	if r, ok := c.eqMemo[pair{off, id}]; ok {
-		return r
-	}
-	p := pair{off, id}
-	if visited[p] {
-		return true
-	}
-	visited[p] = true
 	k := t.Kind()
+	// A base type is a leaf and a pointer's target is compared on its
+	// own: neither closes a cycle, and neither is a pair equiv memoizes,
+	// so both pass the memo and the visited set, whose lookups would be
+	// most of what they cost (a struct's members are mostly these).
 	switch d.tag {
 	case dwarf.TagBaseType:
 		want := btf.KindInt
@@ -302,6 +298,16 @@ func (c *Converter) eq(off dwarf.Offset, id btf.TypeID, visited map[pair]bool, d
 		return (k == want || want == btf.KindFloat && k == btf.KindInt) && c.dst.StringIs(t.NameOff, d.name) && int64(t.SizeType) == d.size
 	case dwarf.TagPointerType:
 		return k == btf.KindPtr && c.eqPointee(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
+	}
+	if r, ok := c.eqMemo[pair{off, id}]; ok {
+		return r
+	}
+	p := pair{off, id}
+	if visited[p] {
+		return true
+	}
+	visited[p] = true
+	switch d.tag {
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType:
 		return k == refKind(d.tag) && c.eq(d.typ, btf.TypeID(t.SizeType), visited, depth+1)
 	case dwarf.TagTypedef:

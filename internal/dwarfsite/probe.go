@@ -142,7 +142,7 @@ func (o *object) loadProbeText() error {
 		}
 		sort.Slice(pt.code, func(i, j int) bool { return pt.code[i].lo < pt.code[j].lo })
 		slices.Sort(pt.relTargets)
-		pt.parts = make(map[string][]int)
+		pt.parts = make(map[string][]int, len(o.funcs))
 		for i := range o.funcs {
 			b := coldBase(o.funcs[i].name)
 			pt.parts[b] = append(pt.parts[b], i)

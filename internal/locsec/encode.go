@@ -208,8 +208,10 @@ func (b *Builder) Encode(dst *btf.Spec, types TypeMapper, opts Options) (Stats, 
 	if opts.Base != nil && opts.Base.Spec() != dst.Base() {
 		return Stats{}, fmt.Errorf("locsec: Options.Base is not the Index of the destination's base")
 	}
+	// The maps are sized to their final size, which growing would pass
+	// through rehash after rehash: a vmlinux has 30,000 functions.
 	e := &encoder{dst: dst, types: types, opts: opts,
-		ownProto: map[string]btf.TypeID{}, ownFunc: map[string]btf.TypeID{}}
+		ownProto: make(map[string]btf.TypeID, len(b.funcs)), ownFunc: make(map[string]btf.TypeID, len(b.funcs))}
 	e.st.Sites = b.nsite
 	if b.nilFunc != nil {
 		return e.st, fmt.Errorf("locsec: site at %s+%#x has no function", b.nilFunc.sec, b.nilFunc.off)
@@ -461,8 +463,12 @@ func appendRefs(b []byte, refs []int) []byte {
 // tuples went (protoMap). The order is the shards' order, which the
 // later phases sort away.
 func mergeShards(shards []*shard) (keys []locKey, tuples [][]int) {
-	paramIdx := map[locKey]int{}
-	protoIdx := map[string]int{}
+	nk, nt := 0, 0
+	for _, s := range shards {
+		nk, nt = nk+len(s.paramKeys), nt+len(s.protoParams)
+	}
+	paramIdx := make(map[locKey]int, nk)
+	protoIdx := make(map[string]int, nt)
 	var keyBuf []byte
 	for _, s := range shards {
 		paramMap := make([]int, len(s.paramKeys))
@@ -499,7 +505,7 @@ func mergeShards(shards []*shard) (keys []locKey, tuples [][]int) {
 // chain's, and returns the id of each of keys.
 func (e *encoder) addLocParams(keys []locKey) ([]btf.TypeID, error) {
 	e.dst.Grow(len(keys))
-	own := map[locKey]btf.TypeID{}
+	own := make(map[locKey]btf.TypeID, len(keys))
 	sorted := append([]locKey(nil), keys...)
 	slices.SortFunc(sorted, cmpKey)
 	for _, k := range sorted {
@@ -552,7 +558,7 @@ func (e *encoder) addLocProtos(tuples [][]int, paramID []btf.TypeID) ([]btf.Type
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmpIDs(plans[a].ids, plans[b].ids) })
 	e.dst.Grow(len(tuples))
-	own := map[string]btf.TypeID{}
+	own := make(map[string]btf.TypeID, len(tuples))
 	out := make([]btf.TypeID, len(tuples))
 	for _, i := range order {
 		p := &plans[i]
