@@ -1,10 +1,10 @@
 package elfrel
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Sym is a symbol table entry as the file holds it, its name an offset
@@ -23,6 +23,9 @@ type Symtab struct {
 	data, strtab []byte
 	size         int // of an entry: 24 (ELF64) or 16 (ELF32)
 	order        binary.ByteOrder
+	// str is strtab copied into a string by the first Name, which cuts
+	// the names from it: a vmlinux names 150,000 functions.
+	str string
 }
 
 // ReadSymtab returns f's SHT_SYMTAB, its bytes and those of its string
@@ -65,14 +68,18 @@ func (t *Symtab) At(i int) Sym {
 }
 
 // Name is the name of a symbol, as debug/elf gives it: "" when the
-// offset is past the string table or no NUL ends the name.
+// offset is past the string table or no NUL ends the name. Unlike the
+// other methods, it is not safe for concurrent use.
 func (t *Symtab) Name(s Sym) string {
 	if int64(s.Name) >= int64(len(t.strtab)) {
 		return ""
 	}
-	i := bytes.IndexByte(t.strtab[s.Name:], 0)
+	if t.str == "" {
+		t.str = string(t.strtab)
+	}
+	i := strings.IndexByte(t.str[s.Name:], 0)
 	if i < 0 {
 		return ""
 	}
-	return string(t.strtab[s.Name : int(s.Name)+i])
+	return t.str[s.Name : int(s.Name)+i]
 }

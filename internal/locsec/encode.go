@@ -604,7 +604,7 @@ func (e *encoder) addLocSecs(b *Builder, shards []*shard, protoID []btf.TypeID) 
 		for j := range es {
 			es[j].LocProto = protoID[s.protoMap[es[j].LocProto]]
 		}
-		slices.SortFunc(es, cmpEntry)
+		sortEntries(es)
 	})
 	secs := make([]uint32, 0, len(b.secs))
 	for i := range b.secs {
