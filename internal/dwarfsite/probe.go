@@ -1,6 +1,7 @@
 package dwarfsite
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"fmt"
 	"slices"
@@ -296,10 +297,6 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	if !gain || fn == nil || fn.size == 0 {
 		return viewOnly
 	}
-	cands, insts := w.blockCandidates(ps, fn)
-	if len(cands) == 0 {
-		return viewOnly
-	}
 	// What each binding says the argument is, over the entry state.
 	st := insn.NewState(w.o.f.Machine)
 	want := scratch(&w.mp.want, n)
@@ -307,6 +304,13 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 		if bexpr[i] != nil {
 			want[i], _ = w.symEval(bexpr[i], st, ps.fi.sizes[i])
 		}
+	}
+	if !w.mayLocateLater(ps, bind, want, fn) {
+		return viewOnly
+	}
+	cands, insts := w.blockCandidates(ps, fn)
+	if len(cands) == 0 {
+		return viewOnly
 	}
 	evals := scratch(&w.mp.evals, len(cands))
 	best, bestN := -1, located(bind, n)
@@ -375,6 +379,63 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	s.CallerOff += s.Moved
 	w.stats.Moved++
 	return evals[best].viewOnly
+}
+
+// mayLocateLater reports whether a parameter that the binding bind leaves
+// unlocated, though it says what the argument is (want), has a location
+// that an address moveProbe may move to could give: an expression of its
+// (one that holds at every address, or a list entry that holds somewhere
+// in the expansion's ranges after the entry pc, within fn) that locates
+// it where it is not the entry pc. Without one, no candidate can be
+// useful, and the instructions after the entry pc are not decoded: half
+// the sites that reach the block probe point.
+func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, want [][]symPiece, fn *funcSym) bool {
+	fi := ps.fi
+	n := len(fi.fn.Params)
+	end := fn.addr + fn.size
+	// Whether an entry from lo to hi may hold at a candidate address: one
+	// after the entry pc, before fn's end, in the expansion's ranges
+	// (and, with location views, perhaps at hi itself).
+	reaches := func(lo, hi uint64) bool {
+		for _, r := range ps.ranges {
+			from, to := max(r[0], ps.addr+1), min(r[1], end)
+			if from < to && lo < to && hi >= from {
+				return true
+			}
+		}
+		return false
+	}
+	quiet := func(string, ...any) {}
+	for k := range ps.params {
+		pe := &ps.params[k]
+		i := paramIndex(fi, pe)
+		if i < 0 || i >= n || bind[i].Kind != site.LocUnavailable || want[i] == nil || !pe.loc.present() {
+			continue // a constant or no location is the same at every address
+		}
+		env := w.paramEnv(fi, i, false)
+		locates := func(expr []byte, sec string, off int64) bool {
+			l, _ := w.exprLoc(expr, sec, off, &env, quiet)
+			return w.fitParam(fi, i, l).Kind != site.LocUnavailable
+		}
+		switch pe.loc.class {
+		case dwarf.ClassExprLoc, dwarf.ClassBlock:
+			if pe.loc.kind == valBytes && locates(pe.loc.b, ".debug_info", int64(pe.off)) {
+				return true
+			}
+		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
+			ll, es, ok := w.paramList(pe, quiet)
+			if !ok {
+				continue
+			}
+			for j := range es {
+				e := &es[j]
+				if (e.Default || reaches(e.Low, e.High)) && locates(e.Expr, ll.Name, e.ExprOff) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // candEval is moveProbe's evaluation of a candidate address.
