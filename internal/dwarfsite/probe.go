@@ -387,8 +387,8 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 // (one that holds at every address, or a list entry that holds somewhere
 // in the expansion's ranges after the entry pc, within fn) that locates
 // it where it is not the entry pc. Without one, no candidate can be
-// useful, and the instructions after the entry pc are not decoded: half
-// the sites that reach the block probe point.
+// useful, and the instructions after the entry pc are not decoded: seven
+// in ten of the sites of a vmlinux that would have been.
 func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, want [][]symPiece, fn *funcSym) bool {
 	fi := ps.fi
 	n := len(fi.fn.Params)
