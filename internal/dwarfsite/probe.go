@@ -297,15 +297,22 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	if !gain || fn == nil || fn.size == 0 {
 		return viewOnly
 	}
-	// What each binding says the argument is, over the entry state.
+	later := scratch(&w.mp.later, n)
+	if !w.mayLocateLater(ps, bind, bexpr, fn, later) {
+		return viewOnly
+	}
+	// What each binding says the argument is, over the entry state: a
+	// parameter is located later only where this is known.
 	st := insn.NewState(w.o.f.Machine)
 	want := scratch(&w.mp.want, n)
+	gain = false
 	for i := 0; i < n; i++ {
 		if bexpr[i] != nil {
 			want[i], _ = w.symEval(bexpr[i], st, ps.fi.sizes[i])
 		}
+		gain = gain || later[i] && want[i] != nil
 	}
-	if !w.mayLocateLater(ps, bind, want, fn) {
+	if !gain {
 		return viewOnly
 	}
 	cands, insts := w.blockCandidates(ps, fn)
@@ -381,15 +388,16 @@ func (w *worker) moveProbe(ps *pendingSite, viewOnly int) int {
 	return evals[best].viewOnly
 }
 
-// mayLocateLater reports whether a parameter that the binding bind leaves
-// unlocated, though it says what the argument is (want), has a location
-// that an address moveProbe may move to could give: an expression of its
-// (one that holds at every address, or a list entry that holds somewhere
-// in the expansion's ranges after the entry pc, within fn) that locates
-// it where it is not the entry pc. Without one, no candidate can be
-// useful, and the instructions after the entry pc are not decoded: seven
-// in ten of the sites of a vmlinux that would have been.
-func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, want [][]symPiece, fn *funcSym) bool {
+// mayLocateLater marks in later the parameters that the binding bind
+// leaves unlocated, though bound (bexpr), and that have a location an
+// address moveProbe may move to could give: an expression of theirs (one
+// that holds at every address, or a list entry that holds somewhere in
+// the expansion's ranges after the entry pc, within fn) that locates them
+// where the entry pc does not; it reports whether there is one. Without
+// one no candidate can be useful, and neither the bindings are evaluated
+// symbolically nor the instructions after the entry pc decoded: seven in
+// ten of the sites of a vmlinux that would have been.
+func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, bexpr [][]byte, fn *funcSym, later []bool) bool {
 	fi := ps.fi
 	n := len(fi.fn.Params)
 	end := fn.addr + fn.size
@@ -406,10 +414,11 @@ func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, want [][]
 		return false
 	}
 	quiet := func(string, ...any) {}
+	found := false
 	for k := range ps.params {
 		pe := &ps.params[k]
 		i := paramIndex(fi, pe)
-		if i < 0 || i >= n || bind[i].Kind != site.LocUnavailable || want[i] == nil || !pe.loc.present() {
+		if i < 0 || i >= n || later[i] || bind[i].Kind != site.LocUnavailable || bexpr[i] == nil || !pe.loc.present() {
 			continue // a constant or no location is the same at every address
 		}
 		env := w.paramEnv(fi, i, false)
@@ -419,23 +428,17 @@ func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, want [][]
 		}
 		switch pe.loc.class {
 		case dwarf.ClassExprLoc, dwarf.ClassBlock:
-			if pe.loc.kind == valBytes && locates(pe.loc.b, ".debug_info", int64(pe.off)) {
-				return true
-			}
+			later[i] = pe.loc.kind == valBytes && locates(pe.loc.b, ".debug_info", int64(pe.off))
 		case dwarf.ClassLocListPtr, dwarf.ClassLocList:
 			ll, es, ok := w.paramList(pe, quiet)
-			if !ok {
-				continue
-			}
-			for j := range es {
+			for j := 0; ok && j < len(es) && !later[i]; j++ {
 				e := &es[j]
-				if (e.Default || reaches(e.Low, e.High)) && locates(e.Expr, ll.Name, e.ExprOff) {
-					return true
-				}
+				later[i] = (e.Default || reaches(e.Low, e.High)) && locates(e.Expr, ll.Name, e.ExprOff)
 			}
 		}
+		found = found || later[i]
 	}
-	return false
+	return found
 }
 
 // candEval is moveProbe's evaluation of a candidate address.
@@ -447,6 +450,7 @@ type candEval struct {
 
 // probeScratch is moveProbe's memory, reused from site to site.
 type probeScratch struct {
+	later        []bool
 	bexpr, exprs [][]byte
 	want         [][]symPiece
 	evals        []candEval
