@@ -210,31 +210,45 @@ func (c *Converter) register(id btf.TypeID, t *btf.Type) {
 }
 
 // lookup returns the ids under key (of the named map, or the other) that
-// ok accepts, layer by layer, in the order they were registered; with
-// first only the first of them.
-func (c *Converter) lookup(named bool, key uint64, first bool, ok func(*btf.Type) bool) []btf.TypeID {
+// ok accepts, layer by layer, in the order they were registered.
+//
+// The layers' methods are called directly, not through a method value,
+// and lookupFirst keeps no slice: so the callbacks stay on the stack,
+// where they were three allocations a lookup, and a converter of a
+// vmlinux makes hundreds of thousands.
+func (c *Converter) lookup(named bool, key uint64, ok func(*btf.Type) bool) []btf.TypeID {
 	var out []btf.TypeID
-	for _, l := range c.layers {
-		each := l.Other
-		if named {
-			each = l.Named
+	f := func(id btf.TypeID) bool {
+		if t, err := c.typeByID(id); err == nil && ok(t) {
+			out = append(out, id)
 		}
-		each(key, func(id btf.TypeID) bool {
-			if t, err := c.typeByID(id); err == nil && ok(t) {
-				out = append(out, id)
-			}
-			return !first || len(out) == 0
-		})
-		if first && len(out) > 0 {
-			break
+		return true
+	}
+	for _, l := range c.layers {
+		if named {
+			l.Named(key, f)
+		} else {
+			l.Other(key, f)
 		}
 	}
 	return out
 }
 
+// lookupFirst is the first id of the other tables under key that ok
+// accepts.
 func (c *Converter) lookupFirst(key uint64, ok func(*btf.Type) bool) (btf.TypeID, bool) {
-	if ids := c.lookup(false, key, true, ok); len(ids) > 0 {
-		return ids[0], true
+	var found btf.TypeID
+	f := func(id btf.TypeID) bool {
+		if t, err := c.typeByID(id); err == nil && ok(t) {
+			found = id
+			return false
+		}
+		return true
+	}
+	for _, l := range c.layers {
+		if l.Other(key, f); found != 0 {
+			return found, true
+		}
 	}
 	return 0, false
 }
@@ -245,7 +259,7 @@ func (c *Converter) named(k btf.Kind, name string) []btf.TypeID {
 	if !ok {
 		return nil
 	}
-	return c.lookup(true, btfindex.NamedKey(k, off), false, func(t *btf.Type) bool {
+	return c.lookup(true, btfindex.NamedKey(k, off), func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum
@@ -261,7 +275,7 @@ func (c *Converter) anonymous(k btf.Kind, size uint32, vlen int, first string) [
 	if !ok {
 		return nil
 	}
-	return c.lookup(false, btfindex.AnonKey(k, size, vlen, off), false, func(t *btf.Type) bool {
+	return c.lookup(false, btfindex.AnonKey(k, size, vlen, off), func(t *btf.Type) bool {
 		tk := t.Kind()
 		if tk == btf.KindEnum64 {
 			tk = btf.KindEnum

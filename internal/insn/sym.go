@@ -672,12 +672,17 @@ func (s *State) x86(x *x86asm.Inst, pc uint64, n int) bool {
 		if !ok {
 			return false
 		}
-		v := map[x86asm.Op]func() Value{
-			x86asm.INC: func() Value { return Add(va, Const(1)) },
-			x86asm.DEC: func() Value { return Sub(va, Const(1)) },
-			x86asm.NEG: func() Value { return Neg(va) },
-			x86asm.NOT: func() Value { return Not(va) },
-		}[x.Op]()
+		var v Value
+		switch x.Op {
+		case x86asm.INC:
+			v = Add(va, Const(1))
+		case x86asm.DEC:
+			v = Sub(va, Const(1))
+		case x86asm.NEG:
+			v = Neg(va)
+		case x86asm.NOT:
+			v = Not(va)
+		}
 		return write(x.Args[0], v)
 	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
 		k, ok := x.Args[1].(x86asm.Imm)

@@ -1,15 +1,21 @@
 package locsec
 
-import "github.com/btfinline/btfinline/internal/btf"
+import (
+	"slices"
+
+	"github.com/btfinline/btfinline/internal/btf"
+)
 
 // sortEntries sorts es as slices.SortFunc(es, cmpEntry) does, by a
 // least-significant-digit radix sort on 16-bit digits of LocProto, Offset
 // and Func: a vmlinux's 300,000 entries in a few passes over memory
 // instead of millions of comparisons. Digits equal in every entry are
 // passed over. The order is the same: the three fields are the whole key.
+// Fewer entries than a digit has values are sorted by comparison: a pass
+// costs the digit's 65,536 counters as well as the entries.
 func sortEntries(es []btf.LocEntry) {
-	if len(es) < 256 {
-		insertionSortEntries(es)
+	if len(es) < 1<<16 {
+		slices.SortFunc(es, cmpEntry)
 		return
 	}
 	tmp := make([]btf.LocEntry, len(es))
@@ -45,13 +51,5 @@ func sortEntries(es []btf.LocEntry) {
 	}
 	if &src[0] != &es[0] {
 		copy(es, src)
-	}
-}
-
-func insertionSortEntries(es []btf.LocEntry) {
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && cmpEntry(es[j], es[j-1]) < 0; j-- {
-			es[j], es[j-1] = es[j-1], es[j]
-		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // TestSortEntries holds the radix sort to slices.SortFunc with cmpEntry,
 // on entries whose fields vary in each digit, in one digit only, or not
-// at all, below and above the insertion-sort cut.
+// at all, below and above the size where the radix sort starts.
 func TestSortEntries(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	gens := map[string]func() btf.LocEntry{
@@ -24,7 +24,7 @@ func TestSortEntries(t *testing.T) {
 		"same":        func() btf.LocEntry { return btf.LocEntry{Func: 1, LocProto: 2, Offset: 3} },
 	}
 	for name, gen := range gens {
-		for _, n := range []int{0, 1, 2, 255, 256, 5000} {
+		for _, n := range []int{0, 1, 2, 1000, 1 << 16, 100000} {
 			es := make([]btf.LocEntry, n)
 			for i := range es {
 				es[i] = gen()
