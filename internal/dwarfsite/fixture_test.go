@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"flag"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -634,5 +635,36 @@ func TestCounterMatchesCount(t *testing.T) {
 				t.Errorf("Counter %+v\nCount   %+v", got, want)
 			}
 		})
+	}
+}
+
+// TestLaterFilter reads every fixture at the block probe point with
+// mayLocateLater's filter and without it (every bound parameter the entry
+// pc leaves unlocated passed on to the candidates): the filter only
+// spares work, so the sites must be the same.
+func TestLaterFilter(t *testing.T) {
+	for _, name := range allFixtures {
+		t.Run(name, func(t *testing.T) { checkLaterFilter(t, filepath.Join(fixtureDir, name), fixtureOptions(ProbeBlock)) })
+	}
+}
+
+func checkLaterFilter(t *testing.T, path string, opt Options) {
+	t.Helper()
+	with, err := ReadFile(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.noLaterFilter = true
+	without, err := ReadFile(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Stats.Moved != without.Stats.Moved || len(with.Sites) != len(without.Sites) {
+		t.Fatalf("%d sites, %d moved; without the filter %d, %d", len(with.Sites), with.Stats.Moved, len(without.Sites), without.Stats.Moved)
+	}
+	for i := range with.Sites {
+		if d := cmp.Diff(without.Sites[i], with.Sites[i]); d != "" {
+			t.Fatalf("site %d differs with the filter (-without +with):\n%s", i, d)
+		}
 	}
 }

@@ -432,3 +432,17 @@ func checkModulePerf(t *testing.T, dir string) {
 		})
 	}
 }
+
+// TestKernelLaterFilter is TestLaterFilter on each kernel's vmlinux and
+// xfs: the block probe point's sites with mayLocateLater's filter and
+// without it must be the same (Text allowing every address: the filter
+// does not depend on it).
+func TestKernelLaterFilter(t *testing.T) {
+	for _, k := range testutil.Kernels(t) {
+		for _, f := range []string{"vmlinux", filepath.Join("modules", "xfs.ko")} {
+			t.Run(k.Name+"/"+filepath.Base(f), func(t *testing.T) {
+				checkLaterFilter(t, filepath.Join(k.Dir, f), Options{ProbePoint: ProbeBlock, Text: userText{}})
+			})
+		}
+	}
+}

@@ -421,6 +421,10 @@ func (w *worker) mayLocateLater(ps *pendingSite, bind []site.Location, bexpr [][
 		if i < 0 || i >= n || later[i] || bind[i].Kind != site.LocUnavailable || bexpr[i] == nil || !pe.loc.present() {
 			continue // a constant or no location is the same at every address
 		}
+		if w.opt.noLaterFilter {
+			later[i], found = true, true
+			continue
+		}
 		env := w.paramEnv(fi, i, false)
 		locates := func(expr []byte, sec string, off int64) bool {
 			l, _ := w.exprLoc(expr, sec, off, &env, quiet)

@@ -64,6 +64,10 @@ type Options struct {
 	// expansion could locate (bound.go): it reads every location list
 	// again, so costs time, and changes no site.
 	AtBest bool
+
+	// noLaterFilter makes mayLocateLater pass every parameter it could
+	// not rule out without looking (tests: the filter changes nothing).
+	noLaterFilter bool
 }
 
 // Result is what ReadFile found.
