@@ -6,7 +6,6 @@ import (
 	"debug/elf"
 	"flag"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/btfinline/btfinline/internal/arch"
 	"github.com/btfinline/btfinline/internal/site"
