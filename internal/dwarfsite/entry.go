@@ -140,45 +140,6 @@ func fastForm(form uint64) bool {
 	return false
 }
 
-// valueClass is debug/dwarf's class of a value of form (fastForm's, but
-// DW_FORM_rnglistx) of attribute at, as the worker reads them.
-func valueClass(form uint64, at dwarf.Attr) dwarf.Class {
-	switch form {
-	case formAddr:
-		return dwarf.ClassAddress
-	case formData1, formData2, formData4, formData8, formSdata, formUdata, formImplicitConst:
-		return dwarf.ClassConstant
-	case formFlag, formFlagPresent:
-		return dwarf.ClassFlag
-	case formRef1, formRef2, formRef4, formRef8:
-		return dwarf.ClassReference
-	case formString, formStrp, formLineStrp:
-		return dwarf.ClassString
-	case formSecOffset:
-		return ptrClass(at)
-	case formExprloc, formBlock1, formBlock2, formBlock4, formBlock:
-		if form == formExprloc || at == dwarf.AttrLocation {
-			return dwarf.ClassExprLoc
-		}
-		return dwarf.ClassBlock
-	case formLoclistx:
-		return dwarf.ClassLocList
-	}
-	return dwarf.ClassUnknown
-}
-
-// ptrClass is debug/dwarf's class of a DW_FORM_sec_offset value of the
-// attributes the worker reads.
-func ptrClass(at dwarf.Attr) dwarf.Class {
-	switch at {
-	case dwarf.AttrLocation:
-		return dwarf.ClassLocListPtr
-	case dwarf.AttrRanges:
-		return dwarf.ClassRangeListPtr
-	}
-	return dwarf.ClassUnknown
-}
-
 // siteAttrsAt reads the attributes of the entry at off (abbreviation
 // ab) into s; false when an entry cannot be read (warned).
 func (w *worker) siteAttrsAt(off dwarf.Offset, ab *abbrev, s *siteAttrs) bool {
@@ -242,7 +203,10 @@ func (w *worker) decodeAttrs(c *dwarfbuf.Buf, ab *abbrev, slot func(dwarf.Attr) 
 			if !readValue(c, u, ab, i, w.str, w.lineStr, v) {
 				return false
 			}
-			v.class = valueClass(form, ab.attrs[i])
+			// debug/dwarf's class, as the entries it reads carry
+			// (fromEntry): the worker looks at it for DW_AT_location,
+			// DW_AT_high_pc and DW_AT_ranges.
+			v.class = formClass(form, ab.attrs[i])
 		}
 		if c.Err() != nil {
 			return false

@@ -332,8 +332,9 @@ func (v *attrVal) boxed() any {
 	return nil
 }
 
-// formClass is debug/dwarf's class of an attribute at of a form
-// fieldsOf decodes, in a unit of version 4 or later.
+// formClass is debug/dwarf's class of an attribute at of a form that
+// fieldsOf or the worker's decodeAttrs reads, in a unit of version 4 or
+// later.
 func formClass(form uint64, at dwarf.Attr) dwarf.Class {
 	switch form {
 	case formAddr:
