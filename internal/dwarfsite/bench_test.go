@@ -35,6 +35,43 @@ func BenchmarkFixtureSites(b *testing.B) {
 	}
 }
 
+// BenchmarkKernelFloor decodes every DIE of an object once, on one
+// goroutine, with the type converter's typed decoder (NextType: the tag,
+// and the attributes the converter reads, the others skipped): the least
+// any reading of the whole .debug_info costs, which bench-kernel sets the
+// encode's CPU against. The object is $BTFI_FLOOR_OBJECT, else the
+// Debian 6.1 vmlinux of the kernel data.
+func BenchmarkKernelFloor(b *testing.B) {
+	path := os.Getenv("BTFI_FLOOR_OBJECT")
+	if path == "" {
+		path = filepath.Join(testutil.KernelData(b), "vmlinux")
+	}
+	x := loadObject(b, path)
+	n := 0
+	for b.Loop() {
+		r := x.EntryReaderOf(dwarftype.Attrs...)
+		var t dwarftype.Entry
+		n = 0
+		for _, u := range x.units {
+			r.Seek(u.dieOff)
+			for first := true; ; first = false {
+				ok, err := r.NextType(&t)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !ok || !first && t.Tag == dwarf.TagCompileUnit {
+					break
+				}
+				if t.Tag != 0 { // not the null entry ending a list of children
+					n++
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(n), "entries")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/entry")
+}
+
 // BenchmarkEntryReader walks every entry of a module with EntryReader and
 // with debug/dwarf's Reader (what the type converter reads through):
 // the allocations per entry are what EntryReader saves. EntryReaderOf and
