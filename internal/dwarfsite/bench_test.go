@@ -49,29 +49,41 @@ func BenchmarkKernelFloor(b *testing.B) {
 		path = filepath.Join(testutil.KernelData(b), "vmlinux")
 	}
 	x := loadObject(b, path)
-	n := 0
+	dies := 0
 	for b.Loop() {
 		r := x.EntryReaderOf(dwarftype.Attrs...)
 		var t dwarftype.Entry
-		n = 0
-		for _, u := range x.units {
-			r.Seek(u.dieOff)
-			for first := true; ; first = false {
-				ok, err := r.NextType(&t)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !ok || !first && t.Tag == dwarf.TagCompileUnit {
-					break
-				}
-				if t.Tag != 0 { // not the null entry ending a list of children
-					n++
-				}
+		_, dies = walkUnits(b, x, r.Seek, func() (dwarf.Tag, bool, error) {
+			ok, err := r.NextType(&t)
+			return t.Tag, ok, err
+		})
+	}
+	b.ReportMetric(float64(dies), "entries")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(dies*b.N), "ns/entry")
+}
+
+// walkUnits reads every entry of x with next, which gives an entry's tag,
+// false after the last: unit by unit, as the converter seeks, up to the
+// next unit's entry. It returns the entries read and, of them, the DIEs
+// (the null entries ending lists of children left out).
+func walkUnits(b *testing.B, x *Object, seek func(dwarf.Offset), next func() (dwarf.Tag, bool, error)) (entries, dies int) {
+	for _, u := range x.units {
+		seek(u.dieOff)
+		for first := true; ; first = false {
+			tag, ok, err := next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok || !first && tag == dwarf.TagCompileUnit {
+				break
+			}
+			entries++
+			if tag != 0 {
+				dies++
 			}
 		}
 	}
-	b.ReportMetric(float64(n), "entries")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/entry")
+	return entries, dies
 }
 
 // BenchmarkEntryReader walks every entry of a module with EntryReader and
@@ -89,27 +101,10 @@ func BenchmarkEntryReader(b *testing.B) {
 		Seek(dwarf.Offset)
 		Next() (*dwarf.Entry, error)
 	}
-	// walk reads with next, which gives an entry's tag, false after the
-	// last.
 	walk := func(b *testing.B, seek func(dwarf.Offset), next func() (dwarf.Tag, bool, error)) {
 		b.ReportAllocs()
 		for b.Loop() {
-			n := 0
-			// Unit by unit, as the converter seeks: up to the next
-			// unit's entry.
-			for _, u := range x.units {
-				seek(u.dieOff)
-				for first := true; ; first = false {
-					tag, ok, err := next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if !ok || !first && tag == dwarf.TagCompileUnit {
-						break
-					}
-					n++
-				}
-			}
+			n, _ := walkUnits(b, x, seek, next)
 			b.ReportMetric(float64(n), "entries")
 		}
 	}
